@@ -1,0 +1,287 @@
+#include "cli/cpds_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "abstraction/driver.h"
+#include "common/json.h"
+#include "cpds/model.h"
+#include "cpds/reader.h"
+#include "cpds/top_k.h"
+#include "explore/trace.h"
+
+namespace druba::cli {
+namespace {
+
+using cpds::CpdsModel;
+using cpds::TopKAbstraction;
+using CpdsDruba = Druba<CpdsModel, TopKAbstraction>;
+
+std::string DefaultInitPath(const std::string& model) {
+  std::filesystem::path path(model);
+  path.replace_extension(".init");
+  return path.string();
+}
+
+struct Loaded {
+  cpds::Cpds cpds;
+  cpds::InitialState init;
+  std::optional<cpds::TargetPattern> target;
+  std::string target_text;
+  Warnings warnings;
+};
+
+Loaded Load(const CpdsOptions& options) {
+  Loaded out;
+  out.cpds = cpds::ParsePds(cpds::ReadFile(options.model), options.model, &out.warnings);
+  const std::string init_path = options.init.empty() ? DefaultInitPath(options.model) : options.init;
+  out.init = cpds::ParseInit(cpds::ReadFile(init_path), init_path, out.cpds);
+  if (!options.spec.empty()) {
+    out.target = cpds::ParseTarget(cpds::ReadFile(options.spec), options.spec, out.cpds);
+    out.target_text = options.spec;
+  } else if (!options.target.empty()) {
+    out.target = cpds::ParseTarget(options.target, "--target", out.cpds);
+    out.target_text = options.target;
+  }
+  if (out.target) {
+    const std::string problem = TopKAbstraction::CheckTarget(*out.target, options.top);
+    if (!problem.empty()) {
+      throw InputError({options.spec.empty() ? "--target" : options.spec, 1, 0}, problem);
+    }
+  }
+  return out;
+}
+
+// Writes `text` to `path` through a temporary file, so a stopped run never leaves half a file.
+void WriteAtomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError({path, 0, 0}, "cannot write the file");
+    out << text;
+    if (!out.flush()) throw InputError({path, 0, 0}, "cannot write the file");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+std::string DumpAbstract(const CpdsDruba& run, const TopKAbstraction& abs) {
+  std::vector<std::string> lines;
+  const StateStore& set = run.abstract_states();
+  lines.reserve(set.size());
+  for (std::uint32_t id = 0; id < set.size(); ++id) lines.push_back(abs.Describe(set.Get(id)));
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+const char* KindName(TraceStep::Kind kind) {
+  switch (kind) {
+    case TraceStep::Kind::kInitial: return "initial";
+    case TraceStep::Kind::kStep: return "step";
+    case TraceStep::Kind::kStutter: return "stutter";
+    case TraceStep::Kind::kDelay: return "delay";
+  }
+  return "?";
+}
+
+struct Report {
+  const CpdsOptions& options;
+  const Loaded& loaded;
+  CpdsModel& model;
+  const TopKAbstraction& abs;
+  const CpdsDruba& run;
+  const RunResult& result;
+  std::vector<TraceStep> trace;
+
+  std::uint64_t FinalPlateauCalls() const {
+    return run.explorer().stats().image_calls - result.image_calls_before_plateau;
+  }
+  double BytesPerKey() const {
+    const auto keys = run.explorer().num_keys();
+    if (keys == 0) return 0;
+    return static_cast<double>(run.explorer().MemoryBytes() + model.stacks().MemoryBytes()) /
+           static_cast<double>(keys);
+  }
+
+  std::string Json() const {
+    const auto& ex = run.explorer();
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("verdict").String(VerdictName(result.verdict));
+    w.Key("reason").String(result.reason);
+    w.Key("command").String(options.command);
+    w.Key("model").String(options.model);
+    w.Key("threads").UInt(model.num_threads());
+    w.Key("top").UInt(abs.k());
+    w.Key("abstract_states").UInt(run.abstract_states().size());
+    w.Key("concrete_states").UInt(ex.num_states());
+    w.Key("keys").UInt(ex.num_keys());
+    w.Key("pareto_pairs").UInt(ex.num_records());
+    w.Key("rounds").UInt(result.bounds.rounds);
+    w.Key("delays").UInt(result.bounds.delays);
+    w.Key("plateau_start").BeginObject();
+    w.Key("rounds").UInt(result.plateau_start.rounds);
+    w.Key("delays").UInt(result.plateau_start.delays);
+    w.EndObject();
+    w.Key("image_calls").UInt(ex.stats().image_calls);
+    w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());
+    w.Key("transitions").UInt(ex.stats().transitions);
+    w.Key("reexpansions").UInt(ex.stats().reexpansions);
+    w.Key("closure_checks").UInt(result.closure_checks);
+    w.Key("time_s").Double(result.time_s);
+    w.Key("peak_rss_mb").Double(PeakRssMb());
+    w.Key("bytes_per_key").Double(BytesPerKey());
+    w.Key("warnings").UInt(loaded.warnings.size());
+    if (result.closure_failure) {
+      const ClosureFailure& f = *result.closure_failure;
+      w.Key("closure_failure").BeginObject();
+      w.Key("from").String(abs.Describe(StateView(f.from)));
+      w.Key("thread").UInt(f.thread);
+      w.Key("rule").String(model.DescribeRule(f.thread, f.action));
+      w.Key("to").String(abs.Describe(StateView(f.to)));
+      w.EndObject();
+    }
+    w.Key("schedule").BeginArray();
+    for (const RaiseEvent& e : result.schedule) {
+      w.BeginObject();
+      w.Key("raise").String(e.dim == RaiseEvent::Dim::kStart    ? "start"
+                            : e.dim == RaiseEvent::Dim::kRounds ? "rounds"
+                                                                : "delays");
+      w.Key("rounds").UInt(e.after.rounds);
+      w.Key("delays").UInt(e.after.delays);
+      w.Key("new_abstract").UInt(e.new_abstract);
+      w.Key("image_calls").UInt(e.image_calls);
+      w.EndObject();
+    }
+    w.EndArray();
+    if (result.verdict == Verdict::kViolation) {
+      w.Key("trace").BeginArray();
+      for (const TraceStep& s : trace) {
+        w.BeginObject();
+        w.Key("kind").String(KindName(s.kind));
+        w.Key("thread").UInt(s.thread);
+        if (s.kind == TraceStep::Kind::kStep) {
+          w.Key("rule").String(cpds::RuleToString(model.rule(s.thread, s.action)));
+          w.Key("line").UInt(model.rule(s.thread, s.action).line);
+        }
+        w.Key("rounds").UInt(s.rounds);
+        w.Key("delays").UInt(s.delays);
+        w.Key("state").String(model.DescribeState(StateView(s.state)));
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    return w.str() + "\n";
+  }
+
+  std::string Trace() const {
+    std::string out = "trace (" + std::to_string(trace.size() - 1) + " slots):\n";
+    std::vector<Word> prev;
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      const TraceStep& s = trace[i];
+      char head[64];
+      if (s.kind == TraceStep::Kind::kInitial) {
+        out += "  initial            " + model.DescribeState(StateView(s.state)) + "\n";
+        prev = s.state;
+        continue;
+      }
+      std::snprintf(head, sizeof head, "  %4zu  r%-3u T%-3u %-7s", i, s.rounds, s.thread,
+                    KindName(s.kind));
+      out += head;
+      if (s.kind == TraceStep::Kind::kStep) {
+        out += model.DescribeRule(s.thread, s.action);
+        std::string changes;
+        if (s.state[0] != prev[0]) changes += " shared=" + std::to_string(s.state[0]);
+        for (std::size_t t = 1; t < s.state.size(); ++t) {
+          if (s.state[t] != prev[t]) {
+            changes += " T" + std::to_string(t - 1) + "=" +
+                       cpds::StackToString(model.stacks().Contents(s.state[t]));
+          }
+        }
+        if (!changes.empty()) out += "  ->" + changes;
+      }
+      out += "\n";
+      prev = s.state;
+    }
+    out += "  reached            " + model.DescribeState(StateView(trace.back().state)) + "\n";
+    return out;
+  }
+
+  std::string Human() const {
+    const auto& ex = run.explorer();
+    char buf[512];
+    std::string out = "druba " + options.command + ": " + options.model + ", " +
+                      std::to_string(model.num_threads()) + " threads, top-" +
+                      std::to_string(abs.k()) + " abstraction" +
+                      (loaded.target ? ", target " + loaded.target_text : "") + "\n";
+    out += "verdict: " + std::string(VerdictName(result.verdict)) + " (" + result.reason + ")\n";
+    if (result.verdict == Verdict::kSafe) {
+      std::snprintf(buf, sizeof buf,
+                    "  all %zu reachable abstract states reached: the abstract sets at (r,d) = "
+                    "(%u,%u) and (%u,%u) agree; %llu disrespecting successors checked\n",
+                    run.abstract_states().size(), result.plateau_start.rounds,
+                    result.plateau_start.delays, result.bounds.rounds, result.bounds.delays,
+                    static_cast<unsigned long long>(result.closure_checks));
+      out += buf;
+    }
+    if (result.closure_failure) {
+      const ClosureFailure& f = *result.closure_failure;
+      out += "  reached abstract state " + abs.Describe(StateView(f.from)) + " has the successor " +
+             abs.Describe(StateView(f.to)) + " under " + abs.DescribeAction(f.thread, f.action) +
+             ", which was not reached\n";
+    }
+    if (result.verdict == Verdict::kViolation) out += Trace();
+    std::snprintf(buf, sizeof buf,
+                  "bounds at the end: %u rounds, %u delays\n"
+                  "statistics:\n"
+                  "  %12zu abstract states\n"
+                  "  %12zu concrete states stored (%zu keys with finder, %zu Pareto pairs)\n"
+                  "  %12llu successor calls (%llu before the final plateau, %llu during it)\n"
+                  "  %12llu transitions, %llu rediscoveries dominated, %llu re-expanded\n"
+                  "  %12.3f s, %.1f MB peak memory, %.1f bytes per key\n",
+                  result.bounds.rounds, result.bounds.delays, run.abstract_states().size(),
+                  ex.num_states(), ex.num_keys(), ex.num_records(),
+                  static_cast<unsigned long long>(ex.stats().image_calls),
+                  static_cast<unsigned long long>(result.image_calls_before_plateau),
+                  static_cast<unsigned long long>(FinalPlateauCalls()),
+                  static_cast<unsigned long long>(ex.stats().transitions),
+                  static_cast<unsigned long long>(ex.stats().dominated),
+                  static_cast<unsigned long long>(ex.stats().reexpansions), result.time_s,
+                  PeakRssMb(), BytesPerKey());
+    out += buf;
+    if (result.verdict == Verdict::kBounded) {
+      out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
+  Loaded loaded = Load(options);
+  for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";
+  CpdsModel model(loaded.cpds, loaded.init);
+  const TopKAbstraction abs(model, options.top, loaded.target);
+  LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
+  CpdsDruba run(model, abs, &limits);
+  const RunResult result = options.command == "test"
+                               ? run.Bounded({options.rounds, options.delays})
+                               : run.Verify();
+  Report report{options, loaded, model, abs, run, result, {}};
+  if (result.violation_record) {
+    report.trace = ReconstructTrace(run.explorer(), model, *result.violation_record);
+  }
+  if (!options.dump_abstract.empty()) WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));
+  std::cout << (options.json ? report.Json() : report.Human());
+  std::cout.flush();
+  return ExitCodeFor(result.verdict);
+}
+
+}  // namespace druba::cli

@@ -1,0 +1,74 @@
+// druba's command line: a thin layer over the library (STYLE.md 10).
+#include <atomic>
+#include <csignal>
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "abstraction/verdict.h"
+#include "cli/cpds_command.h"
+#include "common/diagnostics.h"
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};  // set by SIGINT; the run polls it and ends cleanly
+
+extern "C" void OnInterrupt(int /*signal*/) { g_interrupted.store(true); }
+
+void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
+  app->add_option("model", o.model, "the CPDS (.pds file)")->required();
+  app->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
+  auto* spec = app->add_option("--spec", o.spec, "a .spec file naming a target visible state");
+  app->add_option("--target", o.target,
+                  "a target visible state 'g|t0,t1,...' ('-' empty stack, '*' anything)")
+      ->excludes(spec);
+  app->add_flag("--json", o.json, "print one JSON object on stdout");
+  app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--dump-abstract", o.dump_abstract,
+                  "write the reached abstract states, one per line, sorted");
+  app->add_option("--time-limit", o.time_limit_s, "stop with 'unknown' after SEC seconds")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--memory-limit", o.memory_limit_mb, "stop with 'unknown' above MB resident")
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"druba: delay-bounded testing that grows into verification"};
+  app.require_subcommand(1);
+  druba::cli::CpdsOptions options;
+
+  CLI::App* verify = app.add_subcommand(
+      "verify", "prove the model safe (or find a violation) under every interleaving");
+  AddCommonOptions(verify, options);
+
+  CLI::App* test =
+      app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");
+  AddCommonOptions(test, options);
+  test->add_option("--rounds", options.rounds, "round bound")->required();
+  test->add_option("--delays", options.delays, "delay bound")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : druba::exit_code::kUsage;
+  }
+  options.command = test->parsed() ? "test" : "verify";
+  std::signal(SIGINT, OnInterrupt);
+  try {
+    return druba::cli::RunCpds(options, &g_interrupted);
+  } catch (const druba::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return druba::exit_code::kInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "druba: out of memory; rerun with --memory-limit to stop cleanly\n";
+    return druba::exit_code::kInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "druba: internal error: " << e.what() << "\n";
+    return druba::exit_code::kInternal;
+  }
+}

@@ -1,0 +1,95 @@
+// The abstraction interface (paper Sec. 3, DESIGN.md section 4) and the listener that watches the
+// abstract image of the reached states.
+//
+// An abstraction maps a program state to a fixed-width word vector (an element of a finite
+// domain), decides the property on abstract states (so the property respects it by construction),
+// and enumerates, for an abstract state, its abstract successors under the actions that disrespect
+// it. Actions not enumerated there must respect it (Def. 4); each abstraction documents why.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "explore/state_store.h"
+
+namespace druba {
+
+template <class A>
+concept Abstraction = requires(const A& abs, StateView state, std::span<Word> out) {
+  { abs.width() } -> std::convertible_to<std::size_t>;
+  abs.Abstract(state, out);
+  { abs.Violates(state) } -> std::convertible_to<bool>;
+  abs.ForEachDisrespectSuccessor(state, [](std::uint32_t /*thread*/, std::uint32_t /*action*/,
+                                           StateView /*successor*/) {});
+};
+
+// Listener for the explorer: keeps the set of abstract states reached so far, counts new ones, and
+// stops the search at the first state that violates the property.
+template <Abstraction A>
+class AbstractTracker {
+ public:
+  explicit AbstractTracker(const A& abs) : abs_(abs), set_(abs.width()), scratch_(abs.width()) {}
+
+  bool OnNewState(std::uint32_t record, StateView state) {
+    abs_.Abstract(state, std::span<Word>(scratch_));
+    const auto found = set_.FindOrInsert(StateView(scratch_));
+    if (!found.is_new) return true;
+    ++new_abstract_;
+    if (abs_.Violates(set_.Get(found.id))) {
+      violation_record_ = record;
+      return false;
+    }
+    return true;
+  }
+
+  // Abstract states added since the last call.
+  std::size_t TakeNewCount() {
+    const std::size_t count = new_abstract_;
+    new_abstract_ = 0;
+    return count;
+  }
+
+  const StateStore& set() const { return set_; }
+  std::optional<std::uint32_t> violation_record() const { return violation_record_; }
+
+ private:
+  const A& abs_;
+  StateStore set_;
+  std::vector<Word> scratch_;
+  std::size_t new_abstract_ = 0;
+  std::optional<std::uint32_t> violation_record_;
+};
+
+// An abstract state whose successor under a disrespecting action was not reached.
+struct ClosureFailure {
+  std::vector<Word> from;
+  std::uint32_t thread = 0;
+  std::uint32_t action = 0;
+  std::vector<Word> to;
+};
+
+// Def. 6: is `set` closed under the actions that disrespect `abs`? Counts the successor
+// membership tests in `*checks`.
+template <Abstraction A>
+std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
+                                           std::uint64_t* checks) {
+  std::optional<ClosureFailure> failure;
+  for (std::uint32_t id = 0; id < set.size() && !failure; ++id) {
+    const StateView from = set.Get(id);
+    abs.ForEachDisrespectSuccessor(
+        from, [&](std::uint32_t thread, std::uint32_t action, StateView to) {
+          if (failure) return;
+          ++*checks;
+          if (!set.Find(to)) {
+            failure = ClosureFailure{{from.begin(), from.end()}, thread, action,
+                                     {to.begin(), to.end()}};
+          }
+        });
+  }
+  return failure;
+}
+
+}  // namespace druba

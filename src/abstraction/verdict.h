@@ -1,0 +1,28 @@
+// The verdict lattice and its exit codes (STYLE.md 6). "No violation within the bounds" is
+// `bounded`, never `safe`.
+#pragma once
+
+#include <string_view>
+
+namespace druba {
+
+enum class Verdict {
+  kSafe,       // every condition of the convergence theorem was checked
+  kViolation,  // a reachable state violates the property; a trace comes with it
+  kUnknown,    // closure failed, or a limit or bound stopped the work; the reason says which
+  kBounded,    // `druba test`: no violation within the given bounds
+};
+
+namespace exit_code {
+inline constexpr int kSafe = 0;
+inline constexpr int kUsage = 1;
+inline constexpr int kInput = 2;
+inline constexpr int kUnknown = 5;
+inline constexpr int kInternal = 6;
+inline constexpr int kViolation = 10;
+}  // namespace exit_code
+
+std::string_view VerdictName(Verdict verdict);
+int ExitCodeFor(Verdict verdict);
+
+}  // namespace druba

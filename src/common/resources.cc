@@ -1,0 +1,48 @@
+#include "common/resources.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace druba {
+
+double PeakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+double CurrentRssMb() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  long pages_total = 0;
+  long pages_resident = 0;
+  const int read = std::fscanf(f, "%ld %ld", &pages_total, &pages_resident);
+  std::fclose(f);
+  if (read != 2) return 0;
+  return static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
+}
+
+namespace {
+std::string Short(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
+}
+}  // namespace
+
+std::optional<std::string> LimitWatch::Check() {
+  if (reason_) return reason_;
+  if (interrupted_ != nullptr && interrupted_->load(std::memory_order_relaxed)) {
+    reason_ = "interrupted";
+  } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {
+    reason_ = "time limit of " + Short(limits_.time_limit_s) + " s reached";
+  } else if (limits_.memory_limit_mb > 0 && CurrentRssMb() > limits_.memory_limit_mb) {
+    reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached";
+  }
+  return reason_;
+}
+
+}  // namespace druba

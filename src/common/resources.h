@@ -1,0 +1,57 @@
+// Wall-clock time, memory use, and the limits that end a run cleanly.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace druba {
+
+double PeakRssMb();     // high-water mark of the resident set, from getrusage
+double CurrentRssMb();  // resident set now, from /proc/self/statm
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct ResourceLimits {
+  double time_limit_s = 0;      // 0: none
+  double memory_limit_mb = 0;   // 0: none
+};
+
+// Polled from hot loops: cheap except every `kStride`-th call. Once it reports a reason, it keeps
+// reporting it.
+class LimitWatch {
+ public:
+  explicit LimitWatch(ResourceLimits limits,
+                      const std::atomic<bool>* interrupted = nullptr)
+      : limits_(limits), interrupted_(interrupted) {}
+
+  // nullopt while the run may go on; otherwise why it must stop.
+  std::optional<std::string> Poll() {
+    if (reason_) return reason_;
+    if (++calls_ % kStride != 0) return std::nullopt;
+    return Check();
+  }
+  std::optional<std::string> Check();
+  const Stopwatch& clock() const { return clock_; }
+
+ private:
+  static constexpr std::uint32_t kStride = 4096;
+  ResourceLimits limits_;
+  const std::atomic<bool>* interrupted_;
+  Stopwatch clock_;
+  std::uint32_t calls_ = 0;
+  std::optional<std::string> reason_;
+};
+
+}  // namespace druba

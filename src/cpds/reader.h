@@ -1,0 +1,22 @@
+// Reads .pds, .init and .spec files. Every malformed input raises InputError naming file, line
+// and column; tolerated oddities (a symbol outside a block's declared range) become warnings.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/diagnostics.h"
+#include "cpds/cpds.h"
+
+namespace druba::cpds {
+
+Cpds ParsePds(std::string_view text, const std::string& file, Warnings* warnings);
+InitialState ParseInit(std::string_view text, const std::string& file, const Cpds& cpds);
+// A target in `g|t0,t1,...` syntax: `-` an empty stack, `*` any stack (or any shared state),
+// otherwise the top symbols bottom to top joined by `.`.
+TargetPattern ParseTarget(std::string_view text, const std::string& file, const Cpds& cpds);
+
+// Reads a whole file; InputError if it cannot be opened.
+std::string ReadFile(const std::string& path);
+
+}  // namespace druba::cpds

@@ -1,0 +1,75 @@
+#include "cpds/top_k.h"
+
+#include <stdexcept>
+
+namespace druba::cpds {
+
+TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
+                                 std::optional<TargetPattern> target)
+    : model_(model),
+      k_(k),
+      n_(model.num_threads()),
+      target_(std::move(target)),
+      below_(model.cpds(), model.init()) {
+  if (k_ == 0) throw std::invalid_argument("top-K abstraction: K must be at least 1");
+  if (target_ && !CheckTarget(*target_, k_).empty()) {
+    throw std::invalid_argument(CheckTarget(*target_, k_));
+  }
+  pops_.resize(n_);
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    const std::vector<Rule>& rules = model.cpds().threads[t].rules;
+    for (std::uint32_t i = 0; i < rules.size(); ++i) {
+      if (rules[i].kind == RuleKind::kPop) pops_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
+    }
+  }
+}
+
+std::string TopKAbstraction::CheckTarget(const TargetPattern& target, std::uint32_t k) {
+  for (std::size_t t = 0; t < target.stacks.size(); ++t) {
+    if (target.stacks[t] && target.stacks[t]->size() > k) {
+      return "the target names " + std::to_string(target.stacks[t]->size()) +
+             " symbols of thread " + std::to_string(t) + "'s stack, but the abstraction sees " +
+             std::to_string(k) + " (use --top " + std::to_string(target.stacks[t]->size()) + ")";
+    }
+  }
+  return {};
+}
+
+bool TopKAbstraction::Violates(StateView abstract) const {
+  if (!target_) return false;
+  if (target_->shared && *target_->shared != abstract[0]) return false;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    const auto& pattern = target_->stacks[t];
+    if (!pattern) continue;
+    const Word* slots = abstract.data() + 1 + t * k_;
+    if (pattern->empty()) {
+      if (slots[0] != kNone) return false;
+      continue;
+    }
+    const std::size_t m = pattern->size();
+    for (std::size_t j = 0; j < m; ++j) {
+      if (slots[j] != (*pattern)[m - 1 - j]) return false;
+    }
+  }
+  return true;
+}
+
+std::string TopKAbstraction::Describe(StateView abstract) const {
+  std::string out = std::to_string(abstract[0]) + "|";
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (t > 0) out += ',';
+    const Word* slots = abstract.data() + 1 + t * k_;
+    Stack visible;
+    for (std::uint32_t j = k_; j-- > 0;) {
+      if (slots[j] != kNone) visible.push_back(slots[j]);
+    }
+    out += StackToString(visible);
+  }
+  return out;
+}
+
+std::string TopKAbstraction::DescribeAction(std::uint32_t thread, std::uint32_t action) const {
+  return "thread " + std::to_string(thread) + " rule " + model_.DescribeRule(thread, action);
+}
+
+}  // namespace druba::cpds

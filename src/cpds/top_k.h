@@ -1,0 +1,104 @@
+// The top-K-of-each-stack abstraction (paper Ex. 5 for K = 1; DESIGN.md section 4):
+//   alpha(g, w0..wn-1) = (g, topK(w0), ..., topK(wn-1)),
+// laid out as [g, thread 0's K slots from the top down, thread 1's, ...], kNone past a stack's end.
+//
+// Respect (Def. 4): a rule of thread t is enabled iff g and the top of w_t match, both visible.
+// Overwrite and push only change the top one or two symbols and keep the rest, and push adds symbols
+// the rule names, so topK after them is a function of (g, topK before): they respect alpha. A stutter
+// (no enabled rule) keeps the state. A pop exposes the symbol under the K-th, which alpha hides: pops
+// disrespect alpha, and their abstract successors are all the ways to fill the freed slot with a
+// symbol that may lie below the K-th (MayLieBelow, sound by the argument in below.h), or nothing
+// when the K-th may be the bottom. When the stack is shorter than K, alpha shows all of it and the
+// successor is exact.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "cpds/below.h"
+#include "cpds/model.h"
+
+namespace druba::cpds {
+
+class TopKAbstraction {
+ public:
+  static constexpr Word kNone = 0xFFFFFFFFU;
+
+  // `target`, if any, must name at most K symbols per stack (CheckTarget).
+  TopKAbstraction(const CpdsModel& model, std::uint32_t k, std::optional<TargetPattern> target);
+
+  // Empty if `target` can be decided on top-K abstract states; otherwise why not.
+  static std::string CheckTarget(const TargetPattern& target, std::uint32_t k);
+
+  std::size_t width() const { return 1 + n_ * k_; }
+  std::uint32_t k() const { return k_; }
+
+  void Abstract(StateView state, std::span<Word> out) const {
+    const StackTable& stacks = model_.stacks();
+    out[0] = state[0];
+    Word* slot = out.data() + 1;
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      StackId id = state[1 + t];
+      for (std::uint32_t j = 0; j < k_; ++j) {
+        *slot++ = id == StackTable::kEmpty ? kNone : stacks.Top(id);
+        if (id != StackTable::kEmpty) id = stacks.Rest(id);
+      }
+    }
+  }
+
+  bool Violates(StateView abstract) const;
+
+  template <class F>
+  void ForEachDisrespectSuccessor(StateView abstract, F&& yield) const {
+    std::vector<Word> succ(abstract.begin(), abstract.end());
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      const Word* slots = abstract.data() + 1 + t * k_;
+      if (slots[0] == kNone) continue;
+      const auto it = pops_[t].find(Key(abstract[0], slots[0]));
+      if (it == pops_[t].end()) continue;
+      Word* out = succ.data() + 1 + t * k_;
+      for (std::uint32_t j = 0; j + 1 < k_; ++j) out[j] = slots[j + 1];
+      for (const std::uint32_t action : it->second) {
+        succ[0] = model_.rule(t, action).new_shared;
+        const Word last = slots[k_ - 1];
+        if (last == kNone) {  // the whole stack is visible: the pop is exact
+          out[k_ - 1] = kNone;
+          yield(t, action, StateView(succ));
+          continue;
+        }
+        // With K = 1 the popped symbol was the top, seen with the shared state; otherwise the
+        // K-th symbol is under the top and only the shared-state-free relation applies.
+        const std::vector<Symbol>& candidates =
+            k_ == 1 ? below_.BelowTop(t, abstract[0], last) : below_.BelowDeep(t, last);
+        for (const Symbol below : candidates) {
+          out[k_ - 1] = below == MayLieBelow::kBottom ? kNone : below;
+          yield(t, action, StateView(succ));
+        }
+      }
+      for (std::uint32_t j = 0; j < k_; ++j) out[j] = slots[j];
+      succ[0] = abstract[0];
+    }
+  }
+
+  // "g|t0,t1,...": each thread's visible symbols bottom to top joined by '.', '-' when empty.
+  std::string Describe(StateView abstract) const;
+  std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
+
+ private:
+  static std::uint64_t Key(Word g, Word top) { return static_cast<std::uint64_t>(g) << 32 | top; }
+
+  const CpdsModel& model_;
+  std::uint32_t k_;
+  std::uint32_t n_;
+  std::optional<TargetPattern> target_;
+  MayLieBelow below_;
+  // Per thread: (shared, top) -> the pop rules that match.
+  std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> pops_;
+};
+
+}  // namespace druba::cpds

@@ -1,0 +1,317 @@
+// Exact, frontier-driven computation of R(r,d): the program states reachable under Round-Robin
+// scheduling with at most r rounds and d delays (DESIGN.md sections 2 and 3).
+//
+// A search node is a key (program state, finder) plus counters (rounds, delays). For every key the
+// explorer keeps the Pareto-minimal counter pairs it has seen; each kept pair is a NodeRecord and is
+// expanded once. Expanding a record tries both moves of the next thread: a step (one successor per
+// enabled action, or a stutter when none is enabled) and a delay. A move the bounds do not allow is
+// parked on the round or the delay frontier; RaiseRounds()/RaiseDelays() resume exactly the parked
+// moves that the raised bound allows. Invariant (tested against a from-scratch computation of
+// Def. 1): after Start() and after every raise that was not stopped, the stored program states are
+// exactly R(r,d).
+//
+// The explorer knows nothing about the model's states beyond their words: the Model gives initial
+// states and per-thread successors, and a Listener hears about every new program state.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
+
+#include "common/resources.h"
+#include "explore/state_store.h"
+
+namespace druba {
+
+// The narrow model interface (STYLE.md 1). Successors come through a callback with the action
+// that produced them; a thread that yields nothing is blocked and stutters.
+template <class M>
+concept ExplorableModel = requires(M& model, StateView state, std::uint32_t thread) {
+  { model.num_threads() } -> std::convertible_to<std::uint32_t>;
+  { model.state_width() } -> std::convertible_to<std::size_t>;
+  model.ForEachInitial([](StateView) {});
+  model.ForEachSuccessor(state, thread, [](std::uint32_t /*action*/, StateView) {});
+};
+
+// Hears about each program state the first time it is stored. Returning false stops the search.
+template <class L>
+concept ExploreListener = requires(L& listener, std::uint32_t record, StateView state) {
+  { listener.OnNewState(record, state) } -> std::convertible_to<bool>;
+};
+
+struct Bounds {
+  std::uint32_t rounds = 0;
+  std::uint32_t delays = 0;
+  friend bool operator==(const Bounds&, const Bounds&) = default;
+};
+
+// One kept Pareto pair of a key.
+struct NodeRecord {
+  std::uint32_t key;
+  std::uint32_t parent;  // record this one was reached from; kNoParent for initial nodes
+  std::uint16_t rounds;
+  std::uint16_t delays;
+  bool superseded;  // a later pair of the same key dominates it: its moves need not be taken
+};
+inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
+inline constexpr std::uint32_t kMaxBound = std::numeric_limits<std::uint16_t>::max();
+
+struct ExploreStats {
+  std::uint64_t image_calls = 0;     // calls to the model's successor function
+  std::uint64_t delay_moves = 0;     // delays taken
+  std::uint64_t transitions = 0;     // successor nodes generated (steps, stutters and delays)
+  std::uint64_t dominated = 0;       // rediscoveries dropped because a kept pair dominates them
+  std::uint64_t reexpansions = 0;    // rediscoveries kept as a new Pareto pair
+};
+
+template <ExplorableModel Model, ExploreListener Listener>
+class Explorer {
+ public:
+  Explorer(Model& model, Listener& listener, LimitWatch* limits = nullptr)
+      : model_(model),
+        listener_(listener),
+        limits_(limits),
+        n_(model.num_threads()),
+        states_(model.state_width()),
+        keys_(2) {}
+
+  // Computes R(bounds) from the initial states. Returns false if the search was stopped.
+  bool Start(Bounds bounds = {}) {
+    if (bounds.rounds > kMaxBound || bounds.delays > kMaxBound) {
+      return Stop("bound above " + std::to_string(kMaxBound));
+    }
+    bounds_ = bounds;
+    model_.ForEachInitial([&](StateView s) {
+      if (!stopped_) DiscoverState(s, n_ - 1, 0, 0, kNoParent);
+    });
+    return Drain();
+  }
+
+  // R(r,d) -> R(r+1,d), expanding only the moves the old round bound parked.
+  bool RaiseRounds() { return Raise(bounds_.rounds, round_parked_); }
+  // R(r,d) -> R(r,d+1), expanding only the moves the old delay bound parked.
+  bool RaiseDelays() { return Raise(bounds_.delays, delay_parked_); }
+
+  Bounds bounds() const { return bounds_; }
+  bool stopped() const { return stopped_; }
+  const std::string& stop_reason() const { return stop_reason_; }
+  const ExploreStats& stats() const { return stats_; }
+  std::uint32_t num_threads() const { return n_; }
+
+  std::size_t num_states() const { return states_.size(); }
+  std::size_t num_keys() const { return keys_.size(); }
+  std::size_t num_records() const { return records_.size(); }
+  std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
+  StateView state(std::uint32_t state_id) const { return states_.Get(state_id); }
+  const StateStore& states() const { return states_; }
+
+  const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
+  std::uint32_t StateOfKey(std::uint32_t key) const { return keys_.Get(key)[0]; }
+  std::uint32_t FinderOfKey(std::uint32_t key) const { return keys_.Get(key)[1]; }
+
+  // Bytes of everything the search keeps, for the "bytes per state" figures.
+  std::size_t MemoryBytes() const {
+    std::size_t extra = 0;
+    for (const auto& [key, list] : extra_pairs_) extra += list.capacity() * sizeof(std::uint32_t);
+    return states_.MemoryBytes() + keys_.MemoryBytes() +
+           records_.capacity() * sizeof(NodeRecord) +
+           first_record_.capacity() * sizeof(std::uint32_t) +
+           extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1) + extra +
+           (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
+            next_.capacity()) *
+               sizeof(std::uint32_t);
+  }
+
+  // The records from an initial node to `id`, in path order.
+  std::vector<std::uint32_t> PathTo(std::uint32_t id) const {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t r = id; r != kNoParent; r = records_[r].parent) path.push_back(r);
+    return {path.rbegin(), path.rend()};
+  }
+
+ private:
+  using PairList = absl::InlinedVector<std::uint32_t, 2>;
+  enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
+  static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
+
+  bool Stop(std::string reason) {
+    if (!stopped_) {
+      stopped_ = true;
+      stop_reason_ = std::move(reason);
+    }
+    return false;
+  }
+
+  bool Raise(std::uint32_t& bound, std::vector<std::uint32_t>& parked) {
+    if (stopped_) return false;
+    if (bound >= kMaxBound) return Stop("bound above " + std::to_string(kMaxBound));
+    ++bound;
+    std::vector<std::uint32_t> resume;
+    resume.swap(parked);
+    for (const std::uint32_t packed : resume) {
+      if (stopped_) break;
+      TryMove(packed >> 1, static_cast<MoveKind>(packed & 1));
+    }
+    return Drain();
+  }
+
+  // Breadth-first over slots: records found while expanding one layer form the next.
+  bool Drain() {
+    while (!stopped_ && !next_.empty()) {
+      current_.swap(next_);
+      next_.clear();
+      for (const std::uint32_t rec : current_) {
+        if (stopped_) break;
+        if (limits_ != nullptr) {
+          if (auto reason = limits_->Poll()) {
+            Stop(*reason);
+            break;
+          }
+        }
+        TryMove(rec, kStep);
+        TryMove(rec, kDelay);
+      }
+    }
+    current_.clear();
+    return !stopped_;
+  }
+
+  void TryMove(std::uint32_t rec, MoveKind kind) {
+    const NodeRecord node = records_[rec];  // a copy: records_ grows below
+    if (node.superseded) return;
+    const std::uint32_t state_id = StateOfKey(node.key);
+    const std::uint32_t finder = FinderOfKey(node.key);
+    const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
+    const std::uint32_t rounds = node.rounds + (next == 0 ? 1 : 0);
+    const std::uint32_t delays = node.delays + (kind == kDelay ? 1 : 0);
+    if (delays > bounds_.delays) {
+      delay_parked_.push_back(Pack(rec, kind));
+      return;
+    }
+    if (rounds > bounds_.rounds) {
+      round_parked_.push_back(Pack(rec, kind));
+      return;
+    }
+    if (kind == kDelay) {
+      ++stats_.transitions;
+      ++stats_.delay_moves;
+      DiscoverKey(state_id, next, rounds, delays, rec, /*new_state=*/false);
+      return;
+    }
+    ++stats_.image_calls;
+    // The model may intern into tables that move, and the store may grow: work on a copy.
+    scratch_.assign(states_.Get(state_id).begin(), states_.Get(state_id).end());
+    bool any = false;
+    model_.ForEachSuccessor(StateView(scratch_), next, [&](std::uint32_t, StateView succ) {
+      any = true;
+      ++stats_.transitions;
+      if (!stopped_) DiscoverState(succ, next, rounds, delays, rec);
+    });
+    if (!any) ++stats_.transitions;
+    if (!any) DiscoverKey(state_id, next, rounds, delays, rec, /*new_state=*/false);  // stutter
+  }
+
+  void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds,
+                     std::uint32_t delays, std::uint32_t parent) {
+    const auto found = states_.FindOrInsert(s);
+    DiscoverKey(found.id, finder, rounds, delays, parent, found.is_new);
+  }
+
+  void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
+                   std::uint32_t delays, std::uint32_t parent, bool new_state) {
+    const std::array<Word, 2> key_words{state_id, finder};
+    const auto key = keys_.FindOrInsert(StateView(key_words));
+    if (key.is_new) {
+      const std::uint32_t rec = NewRecord(key.id, rounds, delays, parent);
+      first_record_.push_back(rec);
+      if (new_state && !listener_.OnNewState(rec, states_.Get(state_id))) {
+        Stop("listener");
+      }
+      return;
+    }
+    if (Dominated(key.id, rounds, delays)) {
+      ++stats_.dominated;
+      return;
+    }
+    ++stats_.reexpansions;
+    const std::uint32_t rec = NewRecord(key.id, rounds, delays, parent);
+    SupersedeDominatedBy(key.id, rec);
+  }
+
+  std::uint32_t NewRecord(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays,
+                          std::uint32_t parent) {
+    const auto rec = static_cast<std::uint32_t>(records_.size());
+    records_.push_back(NodeRecord{key, parent, static_cast<std::uint16_t>(rounds),
+                                  static_cast<std::uint16_t>(delays), false});
+    next_.push_back(rec);
+    return rec;
+  }
+
+  static bool Dominates(const NodeRecord& a, std::uint32_t rounds, std::uint32_t delays) {
+    return a.rounds <= rounds && a.delays <= delays;
+  }
+
+  bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
+    const NodeRecord& first = records_[first_record_[key]];
+    if (!first.superseded && Dominates(first, rounds, delays)) return true;
+    const auto it = extra_pairs_.find(key);
+    if (it == extra_pairs_.end()) return false;
+    for (const std::uint32_t rec : it->second) {
+      if (Dominates(records_[rec], rounds, delays)) return true;
+    }
+    return false;
+  }
+
+  // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates.
+  void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
+    const NodeRecord& fresh = records_[rec];
+    NodeRecord& first = records_[first_record_[key]];
+    if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
+      first.superseded = true;
+    }
+    PairList& list = extra_pairs_[key];
+    const auto kept = std::remove_if(list.begin(), list.end(), [&](std::uint32_t other) {
+      NodeRecord& o = records_[other];
+      if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
+        o.superseded = true;
+        return true;
+      }
+      return false;
+    });
+    list.erase(kept, list.end());
+    list.push_back(rec);
+  }
+
+  Model& model_;
+  Listener& listener_;
+  LimitWatch* limits_;
+  std::uint32_t n_;
+  Bounds bounds_;
+  bool stopped_ = false;
+  std::string stop_reason_;
+  ExploreStats stats_;
+
+  StateStore states_;                      // program states
+  StateStore keys_;                        // (state id, finder)
+  std::vector<NodeRecord> records_;        // kept Pareto pairs, in discovery order
+  std::vector<std::uint32_t> first_record_;  // per key: its first record
+  absl::flat_hash_map<std::uint32_t, PairList> extra_pairs_;  // per key: later live pairs
+  std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
+  std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
+  std::vector<std::uint32_t> current_;
+  std::vector<std::uint32_t> next_;
+  std::vector<Word> scratch_;
+};
+
+}  // namespace druba

@@ -1,0 +1,60 @@
+// An arena of fixed-width packed states with a hash index: one call, FindOrInsert, gives a state
+// its dense id. Ids are assigned 0, 1, 2, ... in insertion order and never change.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+
+namespace druba {
+
+using Word = std::uint32_t;
+using StateView = std::span<const Word>;
+
+class StateStore {
+ public:
+  explicit StateStore(std::size_t width);
+  StateStore(const StateStore&) = delete;             // the index's functors point at this object
+  StateStore& operator=(const StateStore&) = delete;
+
+  struct Found {
+    std::uint32_t id;
+    bool is_new;
+  };
+  Found FindOrInsert(StateView words);
+  std::optional<std::uint32_t> Find(StateView words) const;
+
+  StateView Get(std::uint32_t id) const { return {arena_.data() + id * width_, width_}; }
+  std::size_t size() const { return count_; }
+  std::size_t width() const { return width_; }
+  // Bytes held by the arena and the index (capacity, not just what is used).
+  std::size_t MemoryBytes() const;
+  void Reserve(std::size_t states);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    const StateStore* store;
+    std::size_t operator()(std::uint32_t id) const { return (*this)(store->Get(id)); }
+    std::size_t operator()(StateView words) const;
+  };
+  struct Eq {
+    using is_transparent = void;
+    const StateStore* store;
+    static bool Same(StateView a, StateView b);
+    bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
+    bool operator()(std::uint32_t a, StateView b) const { return Same(store->Get(a), b); }
+    bool operator()(StateView a, std::uint32_t b) const { return Same(a, store->Get(b)); }
+  };
+
+  std::size_t width_;
+  std::size_t count_ = 0;
+  std::vector<Word> arena_;
+  absl::flat_hash_set<std::uint32_t, Hash, Eq> index_;
+};
+
+}  // namespace druba

@@ -1,0 +1,70 @@
+// Rebuilds the schedule that led to a record: every slot from an initial node, as a step (with
+// the action that produced it), a stutter (the thread had no enabled action) or a delay.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "explore/explorer.h"
+
+namespace druba {
+
+struct TraceStep {
+  enum class Kind { kInitial, kStep, kStutter, kDelay };
+  Kind kind = Kind::kInitial;
+  std::uint32_t thread = 0;  // the thread whose slot this is
+  std::uint32_t action = 0;  // the action taken, for kStep
+  std::uint32_t rounds = 0;  // counters after this slot
+  std::uint32_t delays = 0;
+  std::vector<Word> state;   // program state after this slot
+};
+
+template <ExplorableModel Model, ExploreListener Listener>
+std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explorer, Model& model,
+                                        std::uint32_t record) {
+  std::vector<TraceStep> trace;
+  const std::vector<std::uint32_t> path = explorer.PathTo(record);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const NodeRecord& node = explorer.record(path[i]);
+    const StateView state = explorer.state(explorer.StateOfKey(node.key));
+    TraceStep step;
+    step.thread = explorer.FinderOfKey(node.key);
+    step.rounds = node.rounds;
+    step.delays = node.delays;
+    step.state.assign(state.begin(), state.end());
+    if (i == 0) {
+      step.kind = TraceStep::Kind::kInitial;
+    } else {
+      const NodeRecord& parent = explorer.record(path[i - 1]);
+      if (node.delays > parent.delays) {
+        step.kind = TraceStep::Kind::kDelay;
+      } else {
+        const StateView before = explorer.state(explorer.StateOfKey(parent.key));
+        std::vector<Word> copy(before.begin(), before.end());
+        bool found = false;
+        bool any = false;
+        model.ForEachSuccessor(StateView(copy), step.thread,
+                               [&](std::uint32_t action, StateView succ) {
+                                 any = true;
+                                 if (!found && std::equal(succ.begin(), succ.end(),
+                                                          step.state.begin())) {
+                                   found = true;
+                                   step.action = action;
+                                 }
+                               });
+        if (!found && any) {
+          throw std::logic_error("trace: no action of thread " + std::to_string(step.thread) +
+                                 " leads to the recorded state");
+        }
+        step.kind = found ? TraceStep::Kind::kStep : TraceStep::Kind::kStutter;
+      }
+    }
+    trace.push_back(std::move(step));
+  }
+  return trace;
+}
+
+}  // namespace druba
