@@ -3,8 +3,10 @@
 //
 // An abstraction maps a program state to a fixed-width word vector (an element of a finite
 // domain), decides the property on abstract states (so the property respects it by construction),
-// and enumerates, for an abstract state, its abstract successors under the actions that disrespect
-// it. Actions not enumerated there must respect it (Def. 4); each abstraction documents why.
+// and, through a closure oracle made from the reached abstract set (so it may assume invariants
+// proved jointly with the closure test), enumerates for an abstract state its abstract successors
+// under the actions that disrespect it. Actions not enumerated there must respect it (Def. 4); each
+// abstraction documents why.
 #pragma once
 
 #include <concepts>
@@ -18,12 +20,13 @@
 namespace druba {
 
 template <class A>
-concept Abstraction = requires(const A& abs, StateView state, std::span<Word> out) {
+concept Abstraction = requires(const A& abs, StateView state, std::span<Word> out,
+                               const StateStore& reached) {
   { abs.width() } -> std::convertible_to<std::size_t>;
   abs.Abstract(state, out);
   { abs.Violates(state) } -> std::convertible_to<bool>;
-  abs.ForEachDisrespectSuccessor(state, [](std::uint32_t /*thread*/, std::uint32_t /*action*/,
-                                           StateView /*successor*/) {});
+  abs.MakeClosureOracle(reached).ForEachDisrespectSuccessor(
+      state, [](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView /*successor*/) {});
 };
 
 // Listener for the explorer: keeps the set of abstract states reached so far, counts new ones, and
@@ -77,9 +80,10 @@ template <Abstraction A>
 std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
                                            std::uint64_t* checks) {
   std::optional<ClosureFailure> failure;
+  const auto oracle = abs.MakeClosureOracle(set);
   for (std::uint32_t id = 0; id < set.size() && !failure; ++id) {
     const StateView from = set.Get(id);
-    abs.ForEachDisrespectSuccessor(
+    oracle.ForEachDisrespectSuccessor(
         from, [&](std::uint32_t thread, std::uint32_t action, StateView to) {
           if (failure) return;
           ++*checks;

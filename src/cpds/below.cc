@@ -17,19 +17,48 @@ struct Fact {
 // Semi-naive evaluation of the rules in below.h for one thread.
 class Solver {
  public:
-  Solver(const Cpds& cpds, std::uint32_t thread) : rules_(cpds.threads[thread].rules) {
+  Solver(const Cpds& cpds, std::uint32_t thread, const std::vector<Symbol>* visible)
+      : rules_(cpds.threads[thread].rules), filtered_(visible != nullptr) {
     for (std::uint32_t i = 0; i < rules_.size(); ++i) {
       by_lhs_[Key(rules_[i].shared, rules_[i].top)].push_back(i);
     }
-    for (std::uint32_t other = 0; other < cpds.threads.size(); ++other) {
-      if (other == thread) continue;
-      for (const Rule& rule : cpds.threads[other].rules) {
-        if (rule.new_shared != rule.shared) env_[rule.shared].insert(rule.new_shared);
+    const std::size_t n = cpds.threads.size();
+    if (visible == nullptr) {  // every tuple visible: any rule of another thread may move g
+      for (std::uint32_t other = 0; other < n; ++other) {
+        if (other == thread) continue;
+        for (const Rule& rule : cpds.threads[other].rules) {
+          if (rule.new_shared != rule.shared) any_env_[rule.shared].insert(rule.new_shared);
+        }
+      }
+      return;
+    }
+    std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> lhs(n);
+    for (std::uint32_t other = 0; other < n; ++other) {
+      const auto& rules = cpds.threads[other].rules;
+      for (std::uint32_t i = 0; i < rules.size(); ++i) {
+        lhs[other][Key(rules[i].shared, rules[i].top)].push_back(i);
+      }
+    }
+    for (std::size_t at = 0; at + n + 1 <= visible->size(); at += n + 1) {
+      const Symbol* tuple = visible->data() + at;
+      const Shared g = tuple[0];
+      const Symbol x = tuple[1 + thread];
+      if (x == MayLieBelow::kBottom) continue;
+      visible_.insert(Key(g, x));
+      for (std::uint32_t other = 0; other < n; ++other) {
+        if (other == thread || tuple[1 + other] == MayLieBelow::kBottom) continue;
+        const auto it = lhs[other].find(Key(g, tuple[1 + other]));
+        if (it == lhs[other].end()) continue;
+        for (const std::uint32_t i : it->second) {
+          const Shared g2 = cpds.threads[other].rules[i].new_shared;
+          if (g2 != g) env_[Key(g, x)].insert(g2);
+        }
       }
     }
   }
 
   void AddTop(Shared g, Symbol x, Symbol y) {
+    if (filtered_ && !visible_.contains(Key(g, x))) return;
     if (top_.insert(std::make_tuple(g, x, y)).second) work_.push_back({g, x, y});
   }
 
@@ -45,7 +74,8 @@ class Solver {
     while (!work_.empty()) {
       const Fact f = work_.back();
       work_.pop_back();
-      if (const auto it = env_.find(f.g); it != env_.end()) {  // (E)
+      const auto& env = filtered_ ? env_ : any_env_;  // (E)
+      if (const auto it = env.find(filtered_ ? Key(f.g, f.x) : f.g); it != env.end()) {
         for (const Shared g2 : it->second) AddTop(g2, f.x, f.y);
       }
       const auto it = by_lhs_.find(Key(f.g, f.x));
@@ -82,7 +112,10 @@ class Solver {
 
   const std::vector<Rule>& rules_;
   absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> by_lhs_;
-  absl::flat_hash_map<Shared, absl::flat_hash_set<Shared>> env_;
+  bool filtered_;
+  absl::flat_hash_set<std::uint64_t> visible_;                               // (g, x) visible
+  absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>> env_;      // (g, x) -> g2
+  absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>> any_env_;  // g -> g2
   absl::flat_hash_set<std::tuple<Shared, Symbol, Symbol>> top_;
   absl::flat_hash_map<Symbol, absl::flat_hash_set<Symbol>> deep_;
   absl::flat_hash_map<Symbol, absl::flat_hash_set<Shared>> exposed_;  // y -> g' of pops exposing y
@@ -96,14 +129,16 @@ void SortAll(Map& map) {
 
 }  // namespace
 
-MayLieBelow::MayLieBelow(const Cpds& cpds, const InitialState& init) {
+MayLieBelow::MayLieBelow(const Cpds& cpds, const InitialState& init,
+                         const std::vector<Symbol>* visible) {
   top_.resize(cpds.threads.size());
   deep_.resize(cpds.threads.size());
-  for (std::uint32_t t = 0; t < cpds.threads.size(); ++t) Solve(cpds, init, t);
+  for (std::uint32_t t = 0; t < cpds.threads.size(); ++t) Solve(cpds, init, t, visible);
 }
 
-void MayLieBelow::Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread) {
-  Solver solver(cpds, thread);
+void MayLieBelow::Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread,
+                        const std::vector<Symbol>* visible) {
+  Solver solver(cpds, thread, visible);
   const Stack& stack = init.stacks[thread];
   for (std::size_t j = 0; j < stack.size(); ++j) {  // (I)
     const Symbol under = j == 0 ? kBottom : stack[j - 1];

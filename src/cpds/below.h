@@ -2,26 +2,41 @@
 // when it computes the abstract successors of a pop (DESIGN.md section 4: the closure test may
 // assume any invariant of the reachable states, if it is sound and documented).
 //
-// Two relations per thread t, with kBottom standing for "nothing: this is the bottom symbol":
+// It is computed relative to S, the set of abstract states the exploration reached, from the
+// visible tuples (g, top of stack 0, ..., top of stack n-1) of S. Two relations per thread t, with
+// kBottom standing for "nothing: this is the bottom symbol":
 //   Top(t, g, x, y):  in a reachable state with shared state g and top symbol x on t's stack,
 //                     y lies directly below x;
-//   Deep(t, u, v):    in a reachable state, a symbol u that is not on top of t's stack has v
-//                     directly below it.
-// They are the least relations closed under these rules (a Datalog fixpoint):
+//   Deep(t, u, v):    a symbol u that is not on top of t's stack has v directly below it.
+// They are the least relations closed under these rules (a Datalog fixpoint), where Vis(t, g, x)
+// means "some visible tuple of S has shared state g and top x for t":
 //   (I)  t's initial stack w0..wm (bottom to top) and initial shared state g0:
 //          Top(t, g0, wm, w(m-1) or kBottom), Deep(t, wj, w(j-1) or kBottom) for j < m;
-//   (E)  Top(t, g, x, y) and a rule of another thread t' != t taking g to g':  Top(t, g', x, y);
+//   (E)  Top(t, g, x, y), a visible tuple of S with shared g and top x for t, and a rule of another
+//        thread t' matching g and t''s top in that tuple, taking g to g':  Top(t, g', x, y);
 //   (O)  Top(t, g, x, y) and t's rule  g x -> g' x':        Top(t, g', x', y);
 //   (P)  Top(t, g, x, y) and t's rule  g x -> g' l1 l2:     Top(t, g', l1, l2), Deep(t, l2, y);
-//   (Q)  Top(t, g, x, y), y != kBottom, t's rule g x -> g' -, and Deep(t, y, z):  Top(t, g', y, z).
-// Soundness: every reachable state satisfies "for each thread t with a non-empty stack, its top x
-// and the y below it (or kBottom) have Top(t, g, x, y), and every adjacent pair (u, v) under the top
-// has Deep(t, u, v)". By induction on paths: (I) covers the initial state. A step of another thread
-// changes only g (by one of its rules, (E)) and its own stack. A step of t by an overwrite changes
-// g and the top symbol and keeps the one below (O); a push makes l1 the top with l2 under it and
-// pushes the old pair (x over y) down as (l2 over y) (P); a pop exposes y, whose lower neighbour z
-// was a pair under the top, so Deep(t, y, z) held (Q); other pairs are untouched. A stutter changes
-// nothing. (E) ignores the other threads' stacks, which only makes the relations larger.
+//   (Q)  Top(t, g, x, y), y != kBottom, t's rule g x -> g' -, and Deep(t, y, z):  Top(t, g', y, z);
+// and a Top fact is only kept when Vis(t, g, x) holds.
+//
+// Soundness. Suppose S = abstract R(r,d) met the plateau condition of Thm. 7 and the closure test,
+// run with pop successors drawn from these relations, passed. Claim: every reachable state s has
+// (a) alpha(s) in S and (b) "for each thread t with a non-empty stack, its top x and the y below it
+// (or kBottom) have Top(t, g, x, y), and every adjacent pair (u over v) below the top has
+// Deep(t, u, v)". By induction on the path to s. The initial state satisfies (a) and, by (I), (b).
+// Let s satisfy (a), (b) and take a step to s'.
+//   (a) for s': if the action respects alpha (push, overwrite, stutter), the proof of Thm. 7 gives
+//       alpha(s') in S from alpha(s) in S and the plateau. If it is a pop, its y satisfies
+//       Top(t, g, x, y) by (b) for s, so alpha(s') is among the enumerated pop successors of alpha(s),
+//       which are in S by the closure test.
+//   (b) for s': since alpha(s') in S, the filter Vis keeps the facts s' needs. A step of another
+//       thread t' changes only g (and its own stack), by a rule enabled in s, whose visible tuple is
+//       in S: rule (E). A step of t by an overwrite keeps the symbol under the top (O); a push makes
+//       l1 the top over l2 and moves the old (x over y) down as (l2 over y) (P); a pop exposes y,
+//       whose lower neighbour z was a pair below the top, so Deep(t, y, z) held (Q). Other pairs
+//       are untouched; a stutter changes nothing.
+// So alpha(R) is a subset of S, and "safe" stays sound. Without the reached set (every tuple
+// visible) the same rules give a cruder relation that is sound on its own.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +52,9 @@ class MayLieBelow {
  public:
   static constexpr Symbol kBottom = 0xFFFFFFFFU;
 
-  MayLieBelow(const Cpds& cpds, const InitialState& init);
+  // `visible`: the visible tuples of S, each 1 + n words [g, top of stack 0, ...], kBottom for an
+  // empty stack; nullptr means every tuple is visible.
+  MayLieBelow(const Cpds& cpds, const InitialState& init, const std::vector<Symbol>* visible);
 
   // Each sorted, kBottom (if present) last; empty when the premise never holds.
   const std::vector<Symbol>& BelowTop(std::uint32_t thread, Shared shared, Symbol top) const;
@@ -47,7 +64,8 @@ class MayLieBelow {
   static std::uint64_t Key(std::uint32_t a, std::uint32_t b) {
     return static_cast<std::uint64_t>(a) << 32 | b;
   }
-  void Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread);
+  void Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread,
+             const std::vector<Symbol>* visible);
 
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<Symbol>>> top_;  // (g, x) -> ys
   std::vector<absl::flat_hash_map<Symbol, std::vector<Symbol>>> deep_;       // u -> vs

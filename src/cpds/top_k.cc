@@ -9,8 +9,7 @@ TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
     : model_(model),
       k_(k),
       n_(model.num_threads()),
-      target_(std::move(target)),
-      below_(model.cpds(), model.init()) {
+      target_(std::move(target)) {
   if (k_ == 0) throw std::invalid_argument("top-K abstraction: K must be at least 1");
   if (target_ && !CheckTarget(*target_, k_).empty()) {
     throw std::invalid_argument(CheckTarget(*target_, k_));
@@ -22,6 +21,18 @@ TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
       if (rules[i].kind == RuleKind::kPop) pops_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
     }
   }
+}
+
+TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(
+    const StateStore& reached) const {
+  std::vector<Symbol> visible;
+  visible.reserve(reached.size() * (1 + n_));
+  for (std::uint32_t id = 0; id < reached.size(); ++id) {
+    const StateView a = reached.Get(id);
+    visible.push_back(a[0]);
+    for (std::uint32_t t = 0; t < n_; ++t) visible.push_back(a[1 + t * k_]);  // kNone == kBottom
+  }
+  return ClosureOracle(*this, visible);
 }
 
 std::string TopKAbstraction::CheckTarget(const TargetPattern& target, std::uint32_t k) {

@@ -22,12 +22,14 @@
 
 #include "cpds/below.h"
 #include "cpds/model.h"
+#include "explore/state_store.h"
 
 namespace druba::cpds {
 
 class TopKAbstraction {
  public:
   static constexpr Word kNone = 0xFFFFFFFFU;
+  static_assert(kNone == MayLieBelow::kBottom, "an empty slot and the bottom marker agree");
 
   // `target`, if any, must name at most K symbols per stack (CheckTarget).
   TopKAbstraction(const CpdsModel& model, std::uint32_t k, std::optional<TargetPattern> target);
@@ -53,37 +55,10 @@ class TopKAbstraction {
 
   bool Violates(StateView abstract) const;
 
-  template <class F>
-  void ForEachDisrespectSuccessor(StateView abstract, F&& yield) const {
-    std::vector<Word> succ(abstract.begin(), abstract.end());
-    for (std::uint32_t t = 0; t < n_; ++t) {
-      const Word* slots = abstract.data() + 1 + t * k_;
-      if (slots[0] == kNone) continue;
-      const auto it = pops_[t].find(Key(abstract[0], slots[0]));
-      if (it == pops_[t].end()) continue;
-      Word* out = succ.data() + 1 + t * k_;
-      for (std::uint32_t j = 0; j + 1 < k_; ++j) out[j] = slots[j + 1];
-      for (const std::uint32_t action : it->second) {
-        succ[0] = model_.rule(t, action).new_shared;
-        const Word last = slots[k_ - 1];
-        if (last == kNone) {  // the whole stack is visible: the pop is exact
-          out[k_ - 1] = kNone;
-          yield(t, action, StateView(succ));
-          continue;
-        }
-        // With K = 1 the popped symbol was the top, seen with the shared state; otherwise the
-        // K-th symbol is under the top and only the shared-state-free relation applies.
-        const std::vector<Symbol>& candidates =
-            k_ == 1 ? below_.BelowTop(t, abstract[0], last) : below_.BelowDeep(t, last);
-        for (const Symbol below : candidates) {
-          out[k_ - 1] = below == MayLieBelow::kBottom ? kNone : below;
-          yield(t, action, StateView(succ));
-        }
-      }
-      for (std::uint32_t j = 0; j < k_; ++j) out[j] = slots[j];
-      succ[0] = abstract[0];
-    }
-  }
+  class ClosureOracle;
+  // Pop successors, with what may lie below drawn from the relations of below.h relative to
+  // `reached` (their soundness argument is there).
+  ClosureOracle MakeClosureOracle(const StateStore& reached) const;
 
   // "g|t0,t1,...": each thread's visible symbols bottom to top joined by '.', '-' when empty.
   std::string Describe(StateView abstract) const;
@@ -96,9 +71,52 @@ class TopKAbstraction {
   std::uint32_t k_;
   std::uint32_t n_;
   std::optional<TargetPattern> target_;
-  MayLieBelow below_;
   // Per thread: (shared, top) -> the pop rules that match.
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> pops_;
+};
+
+class TopKAbstraction::ClosureOracle {
+ public:
+  ClosureOracle(const TopKAbstraction& abs, const std::vector<Symbol>& visible)
+      : abs_(abs), below_(abs.model_.cpds(), abs.model_.init(), &visible) {}
+
+  template <class F>
+  void ForEachDisrespectSuccessor(StateView abstract, F&& yield) const {
+    std::vector<Word> succ(abstract.begin(), abstract.end());
+    for (std::uint32_t t = 0; t < abs_.n_; ++t) {
+      const Word* slots = abstract.data() + 1 + t * abs_.k_;
+      if (slots[0] == kNone) continue;
+      const auto it = abs_.pops_[t].find(Key(abstract[0], slots[0]));
+      if (it == abs_.pops_[t].end()) continue;
+      Word* out = succ.data() + 1 + t * abs_.k_;
+      for (std::uint32_t j = 0; j + 1 < abs_.k_; ++j) out[j] = slots[j + 1];
+      for (const std::uint32_t action : it->second) {
+        succ[0] = abs_.model_.rule(t, action).new_shared;
+        const Word last = slots[abs_.k_ - 1];
+        if (last == kNone) {  // the whole stack is visible: the pop is exact
+          out[abs_.k_ - 1] = kNone;
+          yield(t, action, StateView(succ));
+          continue;
+        }
+        // With K = 1 the popped symbol was the top, seen with the shared state; otherwise the
+        // K-th symbol is under the top and only the shared-state-free relation applies.
+        const std::vector<Symbol>& candidates =
+            abs_.k_ == 1 ? below_.BelowTop(t, abstract[0], last) : below_.BelowDeep(t, last);
+        for (const Symbol below : candidates) {
+          out[abs_.k_ - 1] = below == MayLieBelow::kBottom ? kNone : below;
+          yield(t, action, StateView(succ));
+        }
+      }
+      for (std::uint32_t j = 0; j < abs_.k_; ++j) out[j] = slots[j];
+      succ[0] = abstract[0];
+    }
+  }
+
+  const MayLieBelow& below() const { return below_; }
+
+ private:
+  const TopKAbstraction& abs_;
+  MayLieBelow below_;
 };
 
 }  // namespace druba::cpds
