@@ -1,0 +1,163 @@
+// The DrUBA driver on the paper's Ex. 8, and its verdicts on random programs checked against
+// brute force: a `safe` set must be exactly the abstraction of the reachable states, and a
+// violation's trace must replay on the plain semantics.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <random>
+#include <set>
+
+#include "abstraction/driver.h"
+#include "cpds/model.h"
+#include "cpds/reader.h"
+#include "cpds/top_k.h"
+#include "explore/trace.h"
+#include "support/reference.h"
+
+namespace druba {
+namespace {
+
+using cpds::CpdsModel;
+using cpds::TopKAbstraction;
+using testing::PlainState;
+
+std::string AlphaOf(const PlainState& s, std::uint32_t k) {
+  std::string out = std::to_string(s.shared) + "|";
+  for (std::size_t t = 0; t < s.stacks.size(); ++t) {
+    if (t > 0) out += ',';
+    const auto& w = s.stacks[t];
+    const std::size_t from = w.size() > k ? w.size() - k : 0;
+    out += cpds::StackToString(cpds::Stack(w.begin() + static_cast<long>(from), w.end()));
+  }
+  return out;
+}
+
+std::set<std::string> Described(const Druba<CpdsModel, TopKAbstraction>& run,
+                                const TopKAbstraction& abs) {
+  std::set<std::string> out;
+  for (std::uint32_t id = 0; id < run.abstract_states().size(); ++id) {
+    out.insert(abs.Describe(run.abstract_states().Get(id)));
+  }
+  return out;
+}
+
+TEST(DriverTest, Ex8FollowsThePapersPathAndProvesSafe) {
+  const std::string dir = DRUBA_SOURCE_DIR "/models/";
+  Warnings warnings;
+  const cpds::Cpds c = cpds::ParsePds(cpds::ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
+  CpdsModel model(c, cpds::ParseInit(cpds::ReadFile(dir + "ex8.init"), "ex8.init", c));
+  const TopKAbstraction abs(model, 1, std::nullopt);
+  Druba run(model, abs);
+  const RunResult result = run.Verify();
+  EXPECT_EQ(result.verdict, Verdict::kSafe);
+  EXPECT_EQ(run.abstract_states().size(), 3u);
+  // (0,0) -> (1,0) new -> (2,0) plateau -> (2,1) -> (2,2) new -> (3,2) -> (3,3) -> (3,4) stop.
+  EXPECT_EQ(result.bounds, (Bounds{3, 4}));
+  EXPECT_EQ(result.plateau_start, (Bounds{2, 2}));
+  std::vector<Bounds> path;
+  for (const RaiseEvent& e : result.schedule) path.push_back(e.after);
+  EXPECT_EQ(path, (std::vector<Bounds>{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {3, 2}, {3, 3},
+                                       {3, 4}}));
+}
+
+// Replays a trace on the plain semantics: every slot is the next thread's, a step is one of its
+// successors, a delay keeps the state.
+void ExpectTraceReplays(const cpds::Cpds& c, const CpdsModel& model,
+                        const std::vector<TraceStep>& trace) {
+  const auto n = static_cast<std::uint32_t>(c.threads.size());
+  auto plain = [&](const std::vector<Word>& words) {
+    PlainState s{words[0], {}};
+    for (std::uint32_t t = 0; t < n; ++t) s.stacks.push_back(model.stacks().Contents(words[1 + t]));
+    return s;
+  };
+  std::uint32_t finder = n - 1;
+  for (std::size_t i = 1; i < trace.size(); ++i) {
+    const std::uint32_t thread = (finder + 1) % n;
+    ASSERT_EQ(trace[i].thread, thread);
+    const PlainState before = plain(trace[i - 1].state);
+    const PlainState after = plain(trace[i].state);
+    if (trace[i].kind == TraceStep::Kind::kDelay) {
+      ASSERT_EQ(before, after);
+    } else {
+      const auto succ = testing::PlainSuccessors(c, before, thread);
+      ASSERT_NE(std::find(succ.begin(), succ.end(), after), succ.end()) << "slot " << i;
+    }
+    finder = thread;
+  }
+}
+
+// On random programs: `safe` sets equal alpha of the brute-force reachable set when it is finite,
+// and otherwise contain every abstract state a larger bounded exploration finds; violations are
+// real and their traces replay; no run says `safe` with a reachable target.
+TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
+  std::mt19937 rng(99);
+  int safe = 0, unknown = 0, violation = 0, exact_checks = 0, bounded_checks = 0;
+  for (int i = 0; i < 400; ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
+    const std::uint32_t k = 1 + static_cast<std::uint32_t>(i % 3 == 0);
+    const auto free = testing::FreeReach(c, init, 3000);
+    // Half the runs look for a random visible target.
+    std::optional<cpds::TargetPattern> target;
+    if (i % 2 == 1) {
+      target = cpds::TargetPattern{std::uniform_int_distribution<cpds::Shared>(
+                                       0, c.shared_states - 1)(rng), {}};
+      for (std::size_t t = 0; t < c.threads.size(); ++t) {
+        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{0}) : std::nullopt);
+      }
+    }
+    CpdsModel model(c, init);
+    const TopKAbstraction abs(model, k, target);
+    Druba run(model, abs);
+    const RunResult result = run.Verify();
+    bool target_reachable = false;
+    std::set<std::string> alpha_free;
+    if (free) {
+      for (const PlainState& s : *free) {
+        alpha_free.insert(AlphaOf(s, k));
+        if (target && s.shared == *target->shared && !s.stacks[0].empty() && s.stacks[0].back() == 0) {
+          target_reachable = true;
+        }
+      }
+    }
+    if (result.verdict == Verdict::kViolation) {
+      ++violation;
+      ASSERT_TRUE(target.has_value());
+      const auto trace = ReconstructTrace(run.explorer(), model, *result.violation_record);
+      ExpectTraceReplays(c, model, trace);
+      const StateView last(trace.back().state);
+      ASSERT_EQ(last[0], *target->shared);
+    } else if (result.verdict == Verdict::kSafe) {
+      ++safe;
+      ASSERT_FALSE(target_reachable);
+      if (free && !target_reachable) {
+        ++exact_checks;
+        ASSERT_EQ(Described(run, abs), alpha_free);
+      } else if (!free && result.bounds.rounds <= 8 && result.bounds.delays <= 6) {
+        ++bounded_checks;
+        const Bounds b = result.bounds;
+        const testing::Def1Reference bigger(c, init, b.rounds + 2, b.delays + 2);
+        const auto reported = Described(run, abs);
+        for (const PlainState& s : bigger.Reach(b.rounds + 2, b.delays + 2)) {
+          ASSERT_TRUE(reported.contains(AlphaOf(s, k))) << AlphaOf(s, k);
+        }
+      }
+    } else {
+      ++unknown;
+      ASSERT_EQ(result.verdict, Verdict::kUnknown);
+    }
+  }
+  // The test must exercise all three verdicts and the exact comparison.
+  EXPECT_GT(safe, 100);
+  EXPECT_GT(violation, 20);
+  EXPECT_GT(exact_checks, 50);
+  EXPECT_GT(bounded_checks, 5);
+  std::cout << "safe " << safe << " (exact " << exact_checks << ", bounded " << bounded_checks
+            << "), unknown " << unknown << ", violation " << violation << "\n";
+  RecordProperty("safe", safe);
+  RecordProperty("unknown", unknown);
+  RecordProperty("violation", violation);
+}
+
+}  // namespace
+}  // namespace druba
