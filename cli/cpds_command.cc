@@ -213,6 +213,12 @@ struct Report {
     return out;
   }
 
+  std::string PlateauSplit() const {
+    if (options.command != "verify") return "";
+    return " (" + std::to_string(result.image_calls_before_plateau) + " before the final plateau, " +
+           std::to_string(FinalPlateauCalls()) + " during it)";
+  }
+
   std::string Human() const {
     const auto& ex = run.explorer();
     char buf[512];
@@ -242,14 +248,12 @@ struct Report {
                   "statistics:\n"
                   "  %12zu abstract states\n"
                   "  %12zu concrete states stored (%zu keys with finder, %zu Pareto pairs)\n"
-                  "  %12llu successor calls (%llu before the final plateau, %llu during it)\n"
+                  "  %12llu successor calls%s\n"
                   "  %12llu transitions, %llu rediscoveries dominated, %llu re-expanded\n"
                   "  %12.3f s, %.1f MB peak memory, %.1f bytes per key\n",
                   result.bounds.rounds, result.bounds.delays, run.abstract_states().size(),
                   ex.num_states(), ex.num_keys(), ex.num_records(),
-                  static_cast<unsigned long long>(ex.stats().image_calls),
-                  static_cast<unsigned long long>(result.image_calls_before_plateau),
-                  static_cast<unsigned long long>(FinalPlateauCalls()),
+                  static_cast<unsigned long long>(ex.stats().image_calls), PlateauSplit().c_str(),
                   static_cast<unsigned long long>(ex.stats().transitions),
                   static_cast<unsigned long long>(ex.stats().dominated),
                   static_cast<unsigned long long>(ex.stats().reexpansions), result.time_s,

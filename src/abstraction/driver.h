@@ -78,8 +78,9 @@ class Druba {
       result.reason = "the reached abstract states are not closed under a disrespecting action";
     } else {
       result.verdict = Verdict::kSafe;
-      result.reason = "plateau of 1 round and " + std::to_string(n - 1) +
-                      " delays, closed under disrespecting actions";
+      result.reason = "1 round raise and " + std::to_string(n - 1) +
+                      " delay raises added no abstract state, and the set is closed under the "
+                      "disrespecting actions (Thm. 7)";
     }
     return Finish(result, clock);
   }
