@@ -38,7 +38,8 @@ struct Loaded {
 Loaded Load(const CpdsOptions& options) {
   Loaded out;
   out.cpds = cpds::ParsePds(cpds::ReadFile(options.model), options.model, &out.warnings);
-  const std::string init_path = options.init.empty() ? DefaultInitPath(options.model) : options.init;
+  const std::string init_path =
+      options.init.empty() ? DefaultInitPath(options.model) : options.init;
   out.init = cpds::ParseInit(cpds::ReadFile(init_path), init_path, out.cpds);
   if (!options.spec.empty()) {
     out.target = cpds::ParseTarget(cpds::ReadFile(options.spec), options.spec, out.cpds);
@@ -81,10 +82,14 @@ std::string DumpAbstract(const CpdsDruba& run, const TopKAbstraction& abs) {
 
 const char* KindName(TraceStep::Kind kind) {
   switch (kind) {
-    case TraceStep::Kind::kInitial: return "initial";
-    case TraceStep::Kind::kStep: return "step";
-    case TraceStep::Kind::kStutter: return "stutter";
-    case TraceStep::Kind::kDelay: return "delay";
+    case TraceStep::Kind::kInitial:
+      return "initial";
+    case TraceStep::Kind::kStep:
+      return "step";
+    case TraceStep::Kind::kStutter:
+      return "stutter";
+    case TraceStep::Kind::kDelay:
+      return "delay";
   }
   return "?";
 }
@@ -215,8 +220,8 @@ struct Report {
 
   std::string PlateauSplit() const {
     if (options.command != "verify") return "";
-    return " (" + std::to_string(result.image_calls_before_plateau) + " before the final plateau, " +
-           std::to_string(FinalPlateauCalls()) + " during it)";
+    return " (" + std::to_string(result.image_calls_before_plateau) +
+           " before the final plateau, " + std::to_string(FinalPlateauCalls()) + " during it)";
   }
 
   std::string Human() const {
@@ -275,14 +280,14 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   CpdsDruba run(model, abs, &limits);
-  const RunResult result = options.command == "test"
-                               ? run.Bounded({options.rounds, options.delays})
-                               : run.Verify();
+  const RunResult result =
+      options.command == "test" ? run.Bounded({options.rounds, options.delays}) : run.Verify();
   Report report{options, loaded, model, abs, run, result, {}};
   if (result.violation_record) {
     report.trace = ReconstructTrace(run.explorer(), model, *result.violation_record);
   }
-  if (!options.dump_abstract.empty()) WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));
+  if (!options.dump_abstract.empty())
+    WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));
   std::cout << (options.json ? report.Json() : report.Human());
   std::cout.flush();
   return ExitCodeFor(result.verdict);

@@ -11,9 +11,9 @@ namespace druba::cli {
 struct CpdsOptions {
   std::string command = "verify";  // "verify" or "test"
   std::string model;
-  std::string init;     // default: the model's path with .init
-  std::string spec;     // a .spec file naming the target
-  std::string target;   // or the target inline, 'g|t0,t1,...'
+  std::string init;    // default: the model's path with .init
+  std::string spec;    // a .spec file naming the target
+  std::string target;  // or the target inline, 'g|t0,t1,...'
   bool json = false;
   std::uint32_t top = 1;
   std::string dump_abstract;

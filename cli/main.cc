@@ -14,7 +14,9 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};  // set by SIGINT; the run polls it and ends cleanly
 
-extern "C" void OnInterrupt(int /*signal*/) { g_interrupted.store(true); }
+extern "C" void OnInterrupt(int /*signal*/) {
+  g_interrupted.store(true);
+}
 
 void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
   app->add_option("model", o.model, "the CPDS (.pds file)")->required();

@@ -88,8 +88,8 @@ std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
           if (failure) return;
           ++*checks;
           if (!set.Find(to)) {
-            failure = ClosureFailure{{from.begin(), from.end()}, thread, action,
-                                     {to.begin(), to.end()}};
+            failure =
+                ClosureFailure{{from.begin(), from.end()}, thread, action, {to.begin(), to.end()}};
           }
         });
   }

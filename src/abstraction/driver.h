@@ -1,8 +1,8 @@
 // The DrUBA driver (paper Alg. 1 as corrected by DESIGN.md section 4): raise the round bound until
-// one raise adds no abstract state, then raise the delay bound; any new abstract state sends it back
-// to rounds; after n-1 consecutive fruitless delay raises, test closure under the disrespecting
-// actions. It answers `safe` only when both plateau conditions of Thm. 7 hold (checked again
-// explicitly before the verdict) and the closure test passed.
+// one raise adds no abstract state, then raise the delay bound; any new abstract state sends it
+// back to rounds; after n-1 consecutive fruitless delay raises, test closure under the
+// disrespecting actions. It answers `safe` only when both plateau conditions of Thm. 7 hold
+// (checked again explicitly before the verdict) and the closure test passed.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ namespace druba {
 struct RaiseEvent {
   enum class Dim { kStart, kRounds, kDelays };
   Dim dim = Dim::kStart;
-  Bounds after;                // bounds after the raise
+  Bounds after;  // bounds after the raise
   std::size_t new_abstract = 0;
   std::uint64_t image_calls = 0;  // total successor calls after the raise
 };
@@ -31,7 +31,7 @@ struct RunResult {
   std::string reason;
   Bounds bounds;
   std::vector<RaiseEvent> schedule;
-  Bounds plateau_start;                      // bounds where the abstract set last grew
+  Bounds plateau_start;  // bounds where the abstract set last grew
   std::uint64_t image_calls_before_plateau = 0;
   std::uint64_t closure_checks = 0;
   std::optional<std::uint32_t> violation_record;
@@ -90,8 +90,8 @@ class Druba {
     Stopwatch clock;
     RunResult result;
     explorer_.Start(bounds);
-    result.schedule.push_back({RaiseEvent::Dim::kStart, bounds, tracker_.TakeNewCount(),
-                               explorer_.stats().image_calls});
+    result.schedule.push_back(
+        {RaiseEvent::Dim::kStart, bounds, tracker_.TakeNewCount(), explorer_.stats().image_calls});
     if (!explorer_.stopped()) {
       result.verdict = Verdict::kBounded;
       result.reason = "no violation within " + std::to_string(bounds.rounds) + " rounds and " +
@@ -108,9 +108,15 @@ class Druba {
   // One bound change; false when the search was stopped.
   bool Step(RaiseEvent::Dim dim, RunResult& result) {
     switch (dim) {
-      case RaiseEvent::Dim::kStart: explorer_.Start(); break;
-      case RaiseEvent::Dim::kRounds: explorer_.RaiseRounds(); break;
-      case RaiseEvent::Dim::kDelays: explorer_.RaiseDelays(); break;
+      case RaiseEvent::Dim::kStart:
+        explorer_.Start();
+        break;
+      case RaiseEvent::Dim::kRounds:
+        explorer_.RaiseRounds();
+        break;
+      case RaiseEvent::Dim::kDelays:
+        explorer_.RaiseDelays();
+        break;
     }
     RaiseEvent event{dim, explorer_.bounds(), tracker_.TakeNewCount(),
                      explorer_.stats().image_calls};

@@ -4,20 +4,28 @@ namespace druba {
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kSafe: return "safe";
-    case Verdict::kViolation: return "violation";
-    case Verdict::kUnknown: return "unknown";
-    case Verdict::kBounded: return "bounded";
+    case Verdict::kSafe:
+      return "safe";
+    case Verdict::kViolation:
+      return "violation";
+    case Verdict::kUnknown:
+      return "unknown";
+    case Verdict::kBounded:
+      return "bounded";
   }
   return "unknown";
 }
 
 int ExitCodeFor(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kSafe: return exit_code::kSafe;
-    case Verdict::kViolation: return exit_code::kViolation;
-    case Verdict::kUnknown: return exit_code::kUnknown;
-    case Verdict::kBounded: return exit_code::kSafe;
+    case Verdict::kSafe:
+      return exit_code::kSafe;
+    case Verdict::kViolation:
+      return exit_code::kViolation;
+    case Verdict::kUnknown:
+      return exit_code::kUnknown;
+    case Verdict::kBounded:
+      return exit_code::kSafe;
   }
   return exit_code::kInternal;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 
 namespace druba {
 
@@ -14,13 +15,10 @@ double PeakRssMb() {
 }
 
 double CurrentRssMb() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
+  std::ifstream statm("/proc/self/statm");
   long pages_total = 0;
   long pages_resident = 0;
-  const int read = std::fscanf(f, "%ld %ld", &pages_total, &pages_resident);
-  std::fclose(f);
-  if (read != 2) return 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
   return static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
          (1024.0 * 1024.0);
 }

@@ -24,16 +24,15 @@ class Stopwatch {
 };
 
 struct ResourceLimits {
-  double time_limit_s = 0;      // 0: none
-  double memory_limit_mb = 0;   // 0: none
+  double time_limit_s = 0;     // 0: none
+  double memory_limit_mb = 0;  // 0: none
 };
 
 // Polled from hot loops: cheap except every `kStride`-th call. Once it reports a reason, it keeps
 // reporting it.
 class LimitWatch {
  public:
-  explicit LimitWatch(ResourceLimits limits,
-                      const std::atomic<bool>* interrupted = nullptr)
+  explicit LimitWatch(ResourceLimits limits, const std::atomic<bool>* interrupted = nullptr)
       : limits_(limits), interrupted_(interrupted) {}
 
   // nullopt while the run may go on; otherwise why it must stop.

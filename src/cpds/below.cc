@@ -83,8 +83,10 @@ class Solver {
       for (const std::uint32_t i : it->second) {
         const Rule& rule = rules_[i];
         switch (rule.kind) {
-          case RuleKind::kOverwrite: AddTop(rule.new_shared, rule.new_top, f.y); break;  // (O)
-          case RuleKind::kPush:                                                        // (P)
+          case RuleKind::kOverwrite:
+            AddTop(rule.new_shared, rule.new_top, f.y);
+            break;               // (O)
+          case RuleKind::kPush:  // (P)
             AddTop(rule.new_shared, rule.new_top, rule.below);
             AddDeep(rule.below, f.y);
             break;

@@ -27,14 +27,14 @@
 // Let s satisfy (a), (b) and take a step to s'.
 //   (a) for s': if the action respects alpha (push, overwrite, stutter), the proof of Thm. 7 gives
 //       alpha(s') in S from alpha(s) in S and the plateau. If it is a pop, its y satisfies
-//       Top(t, g, x, y) by (b) for s, so alpha(s') is among the enumerated pop successors of alpha(s),
-//       which are in S by the closure test.
+//       Top(t, g, x, y) by (b) for s, so alpha(s') is among the enumerated pop successors of
+//       alpha(s), which are in S by the closure test.
 //   (b) for s': since alpha(s') in S, the filter Vis keeps the facts s' needs. A step of another
-//       thread t' changes only g (and its own stack), by a rule enabled in s, whose visible tuple is
-//       in S: rule (E). A step of t by an overwrite keeps the symbol under the top (O); a push makes
-//       l1 the top over l2 and moves the old (x over y) down as (l2 over y) (P); a pop exposes y,
-//       whose lower neighbour z was a pair below the top, so Deep(t, y, z) held (Q). Other pairs
-//       are untouched; a stutter changes nothing.
+//       thread t' changes only g (and its own stack), by a rule enabled in s, whose visible tuple
+//       is in S: rule (E). A step of t by an overwrite keeps the symbol under the top (O); a push
+//       makes l1 the top over l2 and moves the old (x over y) down as (l2 over y) (P); a pop
+//       exposes y, whose lower neighbour z was a pair below the top, so Deep(t, y, z) held (Q).
+//       Other pairs are untouched; a stutter changes nothing.
 // So alpha(R) is a subset of S, and "safe" stays sound. Without the reached set (every tuple
 // visible) the same rules give a cruder relation that is sound on its own.
 #pragma once
@@ -68,7 +68,7 @@ class MayLieBelow {
              const std::vector<Symbol>* visible);
 
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<Symbol>>> top_;  // (g, x) -> ys
-  std::vector<absl::flat_hash_map<Symbol, std::vector<Symbol>>> deep_;       // u -> vs
+  std::vector<absl::flat_hash_map<Symbol, std::vector<Symbol>>> deep_;        // u -> vs
   std::vector<Symbol> none_;
 };
 

@@ -5,7 +5,8 @@
 
 namespace druba::cpds {
 
-CpdsModel::CpdsModel(Cpds cpds, InitialState init) : cpds_(std::move(cpds)), init_(std::move(init)) {
+CpdsModel::CpdsModel(Cpds cpds, InitialState init)
+    : cpds_(std::move(cpds)), init_(std::move(init)) {
   initial_.push_back(init_.shared);
   for (const Stack& stack : init_.stacks) initial_.push_back(stacks_.Intern(stack));
   out_.resize(state_width());
@@ -41,11 +42,15 @@ std::string RuleToString(const Rule& rule) {
   std::string out = std::to_string(rule.shared) + " " + std::to_string(rule.top) + " -> " +
                     std::to_string(rule.new_shared) + " ";
   switch (rule.kind) {
-    case RuleKind::kOverwrite: out += std::to_string(rule.new_top); break;
+    case RuleKind::kOverwrite:
+      out += std::to_string(rule.new_top);
+      break;
     case RuleKind::kPush:
       out += std::to_string(rule.new_top) + " " + std::to_string(rule.below);
       break;
-    case RuleKind::kPop: out += "-"; break;
+    case RuleKind::kPop:
+      out += "-";
+      break;
   }
   return out;
 }

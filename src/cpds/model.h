@@ -41,11 +41,15 @@ class CpdsModel {
       const Rule& rule = rules[action];
       out_[0] = rule.new_shared;
       switch (rule.kind) {
-        case RuleKind::kOverwrite: out_[1 + thread] = stacks_.Push(rule.new_top, rest); break;
+        case RuleKind::kOverwrite:
+          out_[1 + thread] = stacks_.Push(rule.new_top, rest);
+          break;
         case RuleKind::kPush:
           out_[1 + thread] = stacks_.Push(rule.new_top, stacks_.Push(rule.below, rest));
           break;
-        case RuleKind::kPop: out_[1 + thread] = rest; break;
+        case RuleKind::kPop:
+          out_[1 + thread] = rest;
+          break;
       }
       yield(action, StateView(out_));
     }
@@ -64,7 +68,9 @@ class CpdsModel {
   std::string DescribeRule(std::uint32_t thread, std::uint32_t action) const;
 
  private:
-  static std::uint64_t Key(Shared g, Symbol top) { return static_cast<std::uint64_t>(g) << 32 | top; }
+  static std::uint64_t Key(Shared g, Symbol top) {
+    return static_cast<std::uint64_t>(g) << 32 | top;
+  }
 
   Cpds cpds_;
   InitialState init_;

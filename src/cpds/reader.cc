@@ -111,8 +111,9 @@ class PdsReader {
       }
     }
     if (cpds_.threads.empty()) {
-      throw InputError({file_, lines.back().number, 0}, "no 'PDA lo hi' block: a model needs "
-                                                         "at least one thread");
+      throw InputError({file_, lines.back().number, 0},
+                       "no 'PDA lo hi' block: a model needs "
+                       "at least one thread");
     }
     return cpds_;
   }
@@ -128,8 +129,9 @@ class PdsReader {
   void ReadSharedCount(const Line& line) {
     const Token& first = line.tokens.front();
     if (first.text == "PDA") {
-      throw InputError(At(line, first), "expected the number of shared states before the first "
-                                        "'PDA' block");
+      throw InputError(At(line, first),
+                       "expected the number of shared states before the first "
+                       "'PDA' block");
     }
     cpds_.shared_states = ParseNumber(first.text, At(line, first), "the number of shared states");
     if (cpds_.shared_states == 0) {
@@ -163,19 +165,18 @@ class PdsReader {
   Shared SharedAt(const Line& line, const Token& token) const {
     const Shared g = ParseNumber(token.text, At(line, token), "a shared state");
     if (g >= cpds_.shared_states) {
-      throw InputError(At(line, token), "shared state " + std::to_string(g) +
-                                            " out of range: the model declares " +
-                                            std::to_string(cpds_.shared_states) +
-                                            " shared states (0.." +
-                                            std::to_string(cpds_.shared_states - 1) + ")");
+      throw InputError(At(line, token),
+                       "shared state " + std::to_string(g) + " out of range: the model declares " +
+                           std::to_string(cpds_.shared_states) + " shared states (0.." +
+                           std::to_string(cpds_.shared_states - 1) + ")");
     }
     return g;
   }
 
   Symbol SymbolAt(const Line& line, const Token& token) {
     if (token.text == "-" || token.text == "->") {
-      throw InputError(At(line, token), "expected a stack symbol, found '" +
-                                            std::string(token.text) + "'");
+      throw InputError(At(line, token),
+                       "expected a stack symbol, found '" + std::string(token.text) + "'");
     }
     const Symbol symbol = ParseNumber(token.text, At(line, token), "a stack symbol");
     const Pda& pda = cpds_.threads.back();
@@ -192,8 +193,9 @@ class PdsReader {
   void ReadRule(const Line& line) {
     const auto& t = line.tokens;
     if (cpds_.threads.empty()) {
-      throw InputError(At(line, t.front()), "rule before any 'PDA lo hi' line: every rule "
-                                            "belongs to a thread's block");
+      throw InputError(At(line, t.front()),
+                       "rule before any 'PDA lo hi' line: every rule "
+                       "belongs to a thread's block");
     }
     std::size_t arrow = t.size();
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -203,20 +205,22 @@ class PdsReader {
       }
     }
     if (arrow == t.size()) {
-      throw InputError(At(line, t.front()), "missing '->': a rule is 'g l -> g' l'', "
-                                            "'g l -> g' l1 l2' or 'g l -> g' -'");
+      throw InputError(At(line, t.front()),
+                       "missing '->': a rule is 'g l -> g' l'', "
+                       "'g l -> g' l1 l2' or 'g l -> g' -'");
     }
     if (arrow != 2) {
-      throw InputError(At(line, t[arrow]), "a rule's left side is 'g l' (shared state and top "
-                                           "symbol): found " + std::to_string(arrow) +
-                                           (arrow == 1 ? " item" : " items"));
+      throw InputError(At(line, t[arrow]),
+                       "a rule's left side is 'g l' (shared state and top "
+                       "symbol): found " +
+                           std::to_string(arrow) + (arrow == 1 ? " item" : " items"));
     }
     const std::size_t right = t.size() - arrow - 1;
     if (right < 2 || right > 3) {
       throw InputError(right < 2 ? AtEnd(line) : At(line, t[arrow + 4]),
                        "a rule's right side is 'g' l'' (overwrite), 'g' l1 l2' (push) or "
-                       "'g' -' (pop): found " + std::to_string(right) +
-                           (right == 1 ? " item" : " items"));
+                       "'g' -' (pop): found " +
+                           std::to_string(right) + (right == 1 ? " item" : " items"));
     }
     Rule rule;
     rule.line = line.number;
@@ -271,9 +275,11 @@ class VisibleReader {
     } else {
       const Shared g = ParseNumber(Digits(), At(shared_column), "a shared state");
       if (g >= cpds.shared_states) {
-        throw InputError(At(shared_column),
-                         "shared state " + std::to_string(g) + " out of range: the model "
-                         "declares " + std::to_string(cpds.shared_states) + " shared states");
+        throw InputError(At(shared_column), "shared state " + std::to_string(g) +
+                                                " out of range: the model "
+                                                "declares " +
+                                                std::to_string(cpds.shared_states) +
+                                                " shared states");
       }
       out.shared = g;
     }
@@ -292,10 +298,10 @@ class VisibleReader {
       ++pos_;
     }
     if (out.fields.size() != cpds.threads.size()) {
-      throw InputError(At(Column()),
-                       "the state lists " + std::to_string(out.fields.size()) + " stacks but " +
-                           cpds.file + " has " + std::to_string(cpds.threads.size()) +
-                           " threads ('PDA' blocks)");
+      throw InputError(At(Column()), "the state lists " + std::to_string(out.fields.size()) +
+                                         " stacks but " + cpds.file + " has " +
+                                         std::to_string(cpds.threads.size()) +
+                                         " threads ('PDA' blocks)");
     }
     return out;
   }

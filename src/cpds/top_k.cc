@@ -6,10 +6,7 @@ namespace druba::cpds {
 
 TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
                                  std::optional<TargetPattern> target)
-    : model_(model),
-      k_(k),
-      n_(model.num_threads()),
-      target_(std::move(target)) {
+    : model_(model), k_(k), n_(model.num_threads()), target_(std::move(target)) {
   if (k_ == 0) throw std::invalid_argument("top-K abstraction: K must be at least 1");
   if (target_ && !CheckTarget(*target_, k_).empty()) {
     throw std::invalid_argument(CheckTarget(*target_, k_));
@@ -18,19 +15,19 @@ TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
   for (std::uint32_t t = 0; t < n_; ++t) {
     const std::vector<Rule>& rules = model.cpds().threads[t].rules;
     for (std::uint32_t i = 0; i < rules.size(); ++i) {
-      if (rules[i].kind == RuleKind::kPop) pops_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
+      if (rules[i].kind == RuleKind::kPop)
+        pops_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
     }
   }
 }
 
-TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(
-    const StateStore& reached) const {
+TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(const StateStore& reached) const {
   std::vector<Symbol> visible;
   visible.reserve(reached.size() * (1 + n_));
   for (std::uint32_t id = 0; id < reached.size(); ++id) {
     const StateView a = reached.Get(id);
     visible.push_back(a[0]);
-    for (std::uint32_t t = 0; t < n_; ++t) visible.push_back(a[1 + t * k_]);  // kNone == kBottom
+    for (std::uint32_t t = 0; t < n_; ++t) visible.push_back(a[1 + std::size_t{t} * k_]);  // kNone == kBottom
   }
   return ClosureOracle(*this, visible);
 }
@@ -52,7 +49,7 @@ bool TopKAbstraction::Violates(StateView abstract) const {
   for (std::uint32_t t = 0; t < n_; ++t) {
     const auto& pattern = target_->stacks[t];
     if (!pattern) continue;
-    const Word* slots = abstract.data() + 1 + t * k_;
+    const Word* slots = abstract.data() + 1 + std::size_t{t} * k_;
     if (pattern->empty()) {
       if (slots[0] != kNone) return false;
       continue;
@@ -69,7 +66,7 @@ std::string TopKAbstraction::Describe(StateView abstract) const {
   std::string out = std::to_string(abstract[0]) + "|";
   for (std::uint32_t t = 0; t < n_; ++t) {
     if (t > 0) out += ',';
-    const Word* slots = abstract.data() + 1 + t * k_;
+    const Word* slots = abstract.data() + 1 + std::size_t{t} * k_;
     Stack visible;
     for (std::uint32_t j = k_; j-- > 0;) {
       if (slots[j] != kNone) visible.push_back(slots[j]);

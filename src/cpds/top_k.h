@@ -3,13 +3,13 @@
 // laid out as [g, thread 0's K slots from the top down, thread 1's, ...], kNone past a stack's end.
 //
 // Respect (Def. 4): a rule of thread t is enabled iff g and the top of w_t match, both visible.
-// Overwrite and push only change the top one or two symbols and keep the rest, and push adds symbols
-// the rule names, so topK after them is a function of (g, topK before): they respect alpha. A stutter
-// (no enabled rule) keeps the state. A pop exposes the symbol under the K-th, which alpha hides: pops
-// disrespect alpha, and their abstract successors are all the ways to fill the freed slot with a
-// symbol that may lie below the K-th (MayLieBelow, sound by the argument in below.h), or nothing
-// when the K-th may be the bottom. When the stack is shorter than K, alpha shows all of it and the
-// successor is exact.
+// Overwrite and push only change the top one or two symbols and keep the rest, and push adds
+// symbols the rule names, so topK after them is a function of (g, topK before): they respect alpha.
+// A stutter (no enabled rule) keeps the state. A pop exposes the symbol under the K-th, which alpha
+// hides: pops disrespect alpha, and their abstract successors are all the ways to fill the freed
+// slot with a symbol that may lie below the K-th (MayLieBelow, sound by the argument in below.h),
+// or nothing when the K-th may be the bottom. When the stack is shorter than K, alpha shows all of
+// it and the successor is exact.
 #pragma once
 
 #include <cstdint>
@@ -84,11 +84,11 @@ class TopKAbstraction::ClosureOracle {
   void ForEachDisrespectSuccessor(StateView abstract, F&& yield) const {
     std::vector<Word> succ(abstract.begin(), abstract.end());
     for (std::uint32_t t = 0; t < abs_.n_; ++t) {
-      const Word* slots = abstract.data() + 1 + t * abs_.k_;
+      const Word* slots = abstract.data() + 1 + std::size_t{t} * abs_.k_;
       if (slots[0] == kNone) continue;
       const auto it = abs_.pops_[t].find(Key(abstract[0], slots[0]));
       if (it == abs_.pops_[t].end()) continue;
-      Word* out = succ.data() + 1 + t * abs_.k_;
+      Word* out = succ.data() + 1 + std::size_t{t} * abs_.k_;
       for (std::uint32_t j = 0; j + 1 < abs_.k_; ++j) out[j] = slots[j + 1];
       for (const std::uint32_t action : it->second) {
         succ[0] = abs_.model_.rule(t, action).new_shared;

@@ -2,13 +2,13 @@
 // scheduling with at most r rounds and d delays (DESIGN.md sections 2 and 3).
 //
 // A search node is a key (program state, finder) plus counters (rounds, delays). For every key the
-// explorer keeps the Pareto-minimal counter pairs it has seen; each kept pair is a NodeRecord and is
-// expanded once. Expanding a record tries both moves of the next thread: a step (one successor per
-// enabled action, or a stutter when none is enabled) and a delay. A move the bounds do not allow is
-// parked on the round or the delay frontier; RaiseRounds()/RaiseDelays() resume exactly the parked
-// moves that the raised bound allows. Invariant (tested against a from-scratch computation of
-// Def. 1): after Start() and after every raise that was not stopped, the stored program states are
-// exactly R(r,d).
+// explorer keeps the Pareto-minimal counter pairs it has seen; each kept pair is a NodeRecord and
+// is expanded once. Expanding a record tries both moves of the next thread: a step (one successor
+// per enabled action, or a stutter when none is enabled) and a delay. A move the bounds do not
+// allow is parked on the round or the delay frontier; RaiseRounds()/RaiseDelays() resume exactly
+// the parked moves that the raised bound allows. Invariant (tested against a from-scratch
+// computation of Def. 1): after Start() and after every raise that was not stopped, the stored
+// program states are exactly R(r,d).
 //
 // The explorer knows nothing about the model's states beyond their words: the Model gives initial
 // states and per-thread successors, and a Listener hears about every new program state.
@@ -68,11 +68,11 @@ inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::m
 inline constexpr std::uint32_t kMaxBound = std::numeric_limits<std::uint16_t>::max();
 
 struct ExploreStats {
-  std::uint64_t image_calls = 0;     // calls to the model's successor function
-  std::uint64_t delay_moves = 0;     // delays taken
-  std::uint64_t transitions = 0;     // successor nodes generated (steps, stutters and delays)
-  std::uint64_t dominated = 0;       // rediscoveries dropped because a kept pair dominates them
-  std::uint64_t reexpansions = 0;    // rediscoveries kept as a new Pareto pair
+  std::uint64_t image_calls = 0;   // calls to the model's successor function
+  std::uint64_t delay_moves = 0;   // delays taken
+  std::uint64_t transitions = 0;   // successor nodes generated (steps, stutters and delays)
+  std::uint64_t dominated = 0;     // rediscoveries dropped because a kept pair dominates them
+  std::uint64_t reexpansions = 0;  // rediscoveries kept as a new Pareto pair
 };
 
 template <ExplorableModel Model, ExploreListener Listener>
@@ -124,8 +124,7 @@ class Explorer {
   std::size_t MemoryBytes() const {
     std::size_t extra = 0;
     for (const auto& [key, list] : extra_pairs_) extra += list.capacity() * sizeof(std::uint32_t);
-    return states_.MemoryBytes() + keys_.MemoryBytes() +
-           records_.capacity() * sizeof(NodeRecord) +
+    return states_.MemoryBytes() + keys_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
            first_record_.capacity() * sizeof(std::uint32_t) +
            extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1) + extra +
            (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
@@ -222,8 +221,8 @@ class Explorer {
     if (!any) DiscoverKey(state_id, next, rounds, delays, rec, /*new_state=*/false);  // stutter
   }
 
-  void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds,
-                     std::uint32_t delays, std::uint32_t parent) {
+  void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
+                     std::uint32_t parent) {
     const auto found = states_.FindOrInsert(s);
     DiscoverKey(found.id, finder, rounds, delays, parent, found.is_new);
   }
@@ -302,9 +301,9 @@ class Explorer {
   std::string stop_reason_;
   ExploreStats stats_;
 
-  StateStore states_;                      // program states
-  StateStore keys_;                        // (state id, finder)
-  std::vector<NodeRecord> records_;        // kept Pareto pairs, in discovery order
+  StateStore states_;                        // program states
+  StateStore keys_;                          // (state id, finder)
+  std::vector<NodeRecord> records_;          // kept Pareto pairs, in discovery order
   std::vector<std::uint32_t> first_record_;  // per key: its first record
   absl::flat_hash_map<std::uint32_t, PairList> extra_pairs_;  // per key: later live pairs
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped

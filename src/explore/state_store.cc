@@ -7,8 +7,7 @@
 
 namespace druba {
 
-StateStore::StateStore(std::size_t width)
-    : width_(width), index_(0, Hash{this}, Eq{this}) {
+StateStore::StateStore(std::size_t width) : width_(width), index_(0, Hash{this}, Eq{this}) {
   if (width == 0) throw std::invalid_argument("StateStore: width must be positive");
 }
 
@@ -40,8 +39,7 @@ std::optional<std::uint32_t> StateStore::Find(StateView words) const {
 
 std::size_t StateStore::MemoryBytes() const {
   // flat_hash_set: one control byte plus one slot per bucket.
-  return arena_.capacity() * sizeof(Word) +
-         index_.capacity() * (sizeof(std::uint32_t) + 1);
+  return arena_.capacity() * sizeof(Word) + index_.capacity() * (sizeof(std::uint32_t) + 1);
 }
 
 void StateStore::Reserve(std::size_t states) {

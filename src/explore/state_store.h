@@ -18,7 +18,7 @@ using StateView = std::span<const Word>;
 class StateStore {
  public:
   explicit StateStore(std::size_t width);
-  StateStore(const StateStore&) = delete;             // the index's functors point at this object
+  StateStore(const StateStore&) = delete;  // the index's functors point at this object
   StateStore& operator=(const StateStore&) = delete;
 
   struct Found {

@@ -19,7 +19,7 @@ struct TraceStep {
   std::uint32_t action = 0;  // the action taken, for kStep
   std::uint32_t rounds = 0;  // counters after this slot
   std::uint32_t delays = 0;
-  std::vector<Word> state;   // program state after this slot
+  std::vector<Word> state;  // program state after this slot
 };
 
 template <ExplorableModel Model, ExploreListener Listener>
@@ -46,15 +46,14 @@ std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explore
         std::vector<Word> copy(before.begin(), before.end());
         bool found = false;
         bool any = false;
-        model.ForEachSuccessor(StateView(copy), step.thread,
-                               [&](std::uint32_t action, StateView succ) {
-                                 any = true;
-                                 if (!found && std::equal(succ.begin(), succ.end(),
-                                                          step.state.begin())) {
-                                   found = true;
-                                   step.action = action;
-                                 }
-                               });
+        model.ForEachSuccessor(
+            StateView(copy), step.thread, [&](std::uint32_t action, StateView succ) {
+              any = true;
+              if (!found && std::equal(succ.begin(), succ.end(), step.state.begin())) {
+                found = true;
+                step.action = action;
+              }
+            });
         if (!found && any) {
           throw std::logic_error("trace: no action of thread " + std::to_string(step.thread) +
                                  " leads to the recorded state");

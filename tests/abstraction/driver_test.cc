@@ -56,8 +56,8 @@ TEST(DriverTest, Ex8FollowsThePapersPathAndProvesSafe) {
   EXPECT_EQ(result.plateau_start, (Bounds{2, 2}));
   std::vector<Bounds> path;
   for (const RaiseEvent& e : result.schedule) path.push_back(e.after);
-  EXPECT_EQ(path, (std::vector<Bounds>{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {3, 2}, {3, 3},
-                                       {3, 4}}));
+  EXPECT_EQ(path,
+            (std::vector<Bounds>{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {3, 2}, {3, 3}, {3, 4}}));
 }
 
 // Replays a trace on the plain semantics: every slot is the next thread's, a step is one of its
@@ -100,10 +100,11 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
     // Half the runs look for a random visible target.
     std::optional<cpds::TargetPattern> target;
     if (i % 2 == 1) {
-      target = cpds::TargetPattern{std::uniform_int_distribution<cpds::Shared>(
-                                       0, c.shared_states - 1)(rng), {}};
+      target = cpds::TargetPattern{
+          std::uniform_int_distribution<cpds::Shared>(0, c.shared_states - 1)(rng), {}};
       for (std::size_t t = 0; t < c.threads.size(); ++t) {
-        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{0}) : std::nullopt);
+        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{0})
+                                        : std::nullopt);
       }
     }
     CpdsModel model(c, init);
@@ -115,7 +116,8 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
     if (free) {
       for (const PlainState& s : *free) {
         alpha_free.insert(AlphaOf(s, k));
-        if (target && s.shared == *target->shared && !s.stacks[0].empty() && s.stacks[0].back() == 0) {
+        if (target && s.shared == *target->shared && !s.stacks[0].empty() &&
+            s.stacks[0].back() == 0) {
           target_reachable = true;
         }
       }

@@ -32,9 +32,10 @@ std::string InitError(const std::string& text) {
 
 TEST(ReaderTest, ReadsAllThreeRuleKindsAndComments) {
   Warnings warnings;
-  const Cpds c = ParsePds("# comment first\n2 # shared\nPDA 1 4\n0 1 -> 1 2 # over\n1 2 -> 0 3 4\n"
-                          "0 3 -> 1 -\n0 4->1 1\n",
-                          "m.pds", &warnings);
+  const Cpds c = ParsePds(
+      "# comment first\n2 # shared\nPDA 1 4\n0 1 -> 1 2 # over\n1 2 -> 0 3 4\n"
+      "0 3 -> 1 -\n0 4->1 1\n",
+      "m.pds", &warnings);
   ASSERT_EQ(c.shared_states, 2u);
   ASSERT_EQ(c.threads.size(), 1u);
   ASSERT_EQ(c.threads[0].rules.size(), 4u);
@@ -62,7 +63,8 @@ TEST(ReaderTest, MalformedModelsNameFileLineAndColumn) {
             "m.pds:1:3: error: expected the end of the line after the number of shared states, "
             "found 'states'");
   EXPECT_EQ(PdsError("x\n"), "m.pds:1:1: error: expected the number of shared states, found 'x'");
-  EXPECT_EQ(PdsError("0\nPDA 0 1\n"), "m.pds:1:1: error: the number of shared states must be at least 1");
+  EXPECT_EQ(PdsError("0\nPDA 0 1\n"),
+            "m.pds:1:1: error: the number of shared states must be at least 1");
   EXPECT_EQ(PdsError("2\n0 1 -> 1 2\n"),
             "m.pds:2:1: error: rule before any 'PDA lo hi' line: every rule belongs to a thread's "
             "block");
@@ -95,11 +97,14 @@ TEST(ReaderTest, MalformedModelsNameFileLineAndColumn) {
   EXPECT_EQ(PdsError("2\nPDA 0\n"),
             "m.pds:2:6: error: a block header is 'PDA lo hi' (the thread's lowest and highest "
             "stack symbol)");
-  EXPECT_EQ(PdsError("2\n"), "m.pds:1: error: no 'PDA lo hi' block: a model needs at least one "
-                             "thread");
+  EXPECT_EQ(PdsError("2\n"),
+            "m.pds:1: error: no 'PDA lo hi' block: a model needs at least one "
+            "thread");
   EXPECT_EQ(PdsError(std::string("2\nPDA 0 1\n0 1 -> \x01\x02 1\n")),
             "m.pds:3:8: error: unexpected byte 0x01 (is this a text file?)");
-  EXPECT_EQ(PdsError(std::string("\x7f" "ELF\x02\x01\x01", 7)),
+  EXPECT_EQ(PdsError(std::string("\x7f"
+                                 "ELF\x02\x01\x01",
+                                 7)),
             "m.pds:1:1: error: unexpected byte 0x7f (is this a text file?)");
   EXPECT_EQ(PdsError(std::string("2\nPDA 0 1 # caf\xc3\xa9\n0 1 -> 1 \xc3\xa9\n")),
             "m.pds:3:10: error: unexpected byte 0xc3 (is this a text file?)");

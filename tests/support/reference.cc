@@ -86,7 +86,7 @@ std::optional<std::set<PlainState>> FreeReach(const cpds::Cpds& cpds,
 }
 
 std::pair<cpds::Cpds, cpds::InitialState> RandomCpds(std::mt19937& rng,
-                                                      const RandomCpdsOptions& options) {
+                                                     const RandomCpdsOptions& options) {
   auto pick = [&](std::uint32_t below) {
     return std::uniform_int_distribution<std::uint32_t>(0, below - 1)(rng);
   };

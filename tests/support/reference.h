@@ -58,6 +58,6 @@ struct RandomCpdsOptions {
 
 // A random small CPDS with its initial state (one to two symbols per stack, sometimes empty).
 std::pair<cpds::Cpds, cpds::InitialState> RandomCpds(std::mt19937& rng,
-                                                      const RandomCpdsOptions& options);
+                                                     const RandomCpdsOptions& options);
 
 }  // namespace druba::testing

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Runs druba on every PLDI'18 CPDS benchmark (read from ../shared/benchmarks/cuba) and prints a
+markdown table next to the paper's Table 2 and Table 3 figures.
+
+  perf/run_benchmarks.py [--druba build/druba] [--top 1 2] [--skip stefan-8] [--csv out.csv]
+"""
+import argparse, csv, json, pathlib, subprocess, sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = ROOT.parent / "shared" / "benchmarks" / "cuba"
+# Paper (Johnson & Wahl), Table 2: |R-bar|, time of Alg. 1 (s), r_max, d_max; Table 3: Image calls
+# before / during the final plateau.
+PAPER = {
+    "Bluetooth1-11": (1010, 0.69, 23, 15, 4034, 1), "Bluetooth1-12": (5468, 3.32, 32, 29, 23441, 3),
+    "Bluetooth1-21": (18972, 8.52, 33, 26, 80283, 19), "Bluetooth2-11": (1018, 0.71, 23, 15, 4103, 1),
+    "Bluetooth2-12": (5468, 3.60, 32, 29, 23493, 3), "Bluetooth2-21": (18972, 8.81, 33, 26, 80714, 19),
+    "Bluetooth3-11": (1018, 0.72, 23, 15, 4096, 8), "Bluetooth3-12": (5468, 3.61, 32, 29, 23496, 3),
+    "Bluetooth3-21": (19002, 9.97, 33, 26, 80834, 19), "bst-11": (272, 0.36, 31, 16, 780, 1),
+    "bst-21": (6644, 3.62, 49, 32, 29802, 6), "bst-22": (14256, 8.12, 50, 38, 62190, 25),
+    "filecrawer": (246, 0.37, 20, 12, 1056, 4), "k-induction": (130, 0.51, 20, 9, 5636, 974),
+    "proc-2": (130, 0.56, 19, 20, 2501, 1298), "stefan-2": (31, 0.24, 13, 2, 367, 59),
+    "stefan-4": (687, 13.99, 32, 4, 658696, 261881), "stefan-8": None, "dekker": (1507, 0.82, 37, 16, 3636, 2),
+}
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--druba", default=str(ROOT / "build" / "druba"))
+    ap.add_argument("--top", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--skip", nargs="*", default=["stefan-8"])
+    ap.add_argument("--csv")
+    ap.add_argument("--time-limit", default="600")
+    args = ap.parse_args()
+    rows = []
+    for init in sorted(BENCH.glob("*/*.init")):
+        name = init.stem
+        if name in args.skip:
+            continue
+        for k in args.top:
+            out = subprocess.run([args.druba, "verify", str(init.with_suffix(".pds")), "--top", str(k),
+                                  "--json", "--time-limit", args.time_limit],
+                                 capture_output=True, text=True)
+            d = json.loads(out.stdout)
+            rows.append(dict(file=name, k=k, verdict=d["verdict"], abstract=d["abstract_states"],
+                             concrete=d["concrete_states"], r=d["rounds"], d=d["delays"],
+                             before=d["image_calls"] - d["image_calls_final_plateau"],
+                             during=d["image_calls_final_plateau"], time_s=d["time_s"],
+                             rss_mb=d["peak_rss_mb"], bytes_per_key=d["bytes_per_key"]))
+    print("| file | K | verdict | abstract | paper | concrete | r,d | paper r,d | Image before FP | during FP "
+          "| paper before/during | time s | paper s | peak MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        p = PAPER.get(row["file"])
+        ps = ("%d" % p[0], "%d,%d" % (p[2], p[3]), "%d/%d" % (p[4], p[5]), "%.2f" % p[1]) if p else ("-",) * 4
+        print("| %s | %d | %s | %d | %s | %d | %d,%d | %s | %d | %d | %s | %.3f | %s | %.0f |" % (
+            row["file"], row["k"], row["verdict"], row["abstract"], ps[0], row["concrete"], row["r"],
+            row["d"], ps[1], row["before"], row["during"], ps[2], row["time_s"], ps[3], row["rss_mb"]))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+if __name__ == "__main__":
+    sys.exit(main())
