@@ -1,0 +1,72 @@
+// Micro-benchmarks of the hot parts: the state store, stack interning, successor generation and
+// whole R(r,d) computations. Run: build/perf/druba_micro_benchmarks
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "abstraction/driver.h"
+#include "cpds/model.h"
+#include "cpds/reader.h"
+#include "cpds/top_k.h"
+#include "explore/state_store.h"
+
+namespace druba {
+namespace {
+
+void BM_StateStoreFindOrInsert(benchmark::State& state) {
+  const auto width = static_cast<std::size_t>(state.range(0));
+  std::mt19937 rng(1);
+  std::vector<Word> words(width * 100000);
+  for (Word& w : words) w = rng() % 64;
+  for (auto _ : state) {
+    StateStore store(width);
+    for (std::size_t i = 0; i < 100000; ++i) {
+      benchmark::DoNotOptimize(store.FindOrInsert(StateView(words.data() + i * width, width)));
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 100000);
+}
+BENCHMARK(BM_StateStoreFindOrInsert)->Arg(4)->Arg(9);
+
+void BM_StackPush(benchmark::State& state) {
+  for (auto _ : state) {
+    cpds::StackTable stacks;
+    cpds::StackId id = cpds::StackTable::kEmpty;
+    for (std::uint32_t i = 0; i < 100000; ++i) id = stacks.Push(i % 7, i % 3 == 0 ? 0 : id);
+    benchmark::DoNotOptimize(id);
+  }
+  state.SetItemsProcessed(state.iterations() * 100000);
+}
+BENCHMARK(BM_StackPush);
+
+std::pair<cpds::Cpds, cpds::InitialState> Load(const std::string& name) {
+  const std::string base = std::string(DRUBA_BENCHMARKS) + "/" + name;
+  Warnings warnings;
+  cpds::Cpds c = cpds::ParsePds(cpds::ReadFile(base + ".pds"), base + ".pds", &warnings);
+  cpds::InitialState init = cpds::ParseInit(cpds::ReadFile(base + ".init"), base + ".init", c);
+  return {c, init};
+}
+
+// A whole DrUBA run; items are successor calls.
+void BM_Verify(benchmark::State& state, const char* name, std::uint32_t k) {
+  const auto [c, init] = Load(name);
+  std::uint64_t calls = 0;
+  for (auto _ : state) {
+    cpds::CpdsModel model(c, init);
+    const cpds::TopKAbstraction abs(model, k, std::nullopt);
+    Druba run(model, abs);
+    benchmark::DoNotOptimize(run.Verify());
+    calls += run.explorer().stats().image_calls;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(calls));
+}
+BENCHMARK_CAPTURE(BM_Verify, bluetooth3_21_top2, "03_Bluetooth-3/Bluetooth3-21", 2)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, stefan4_top1, "08_Stefan-1/stefan-4", 1)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace druba
+
+BENCHMARK_MAIN();
