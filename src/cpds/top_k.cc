@@ -27,7 +27,8 @@ TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(const StateSto
   for (std::uint32_t id = 0; id < reached.size(); ++id) {
     const StateView a = reached.Get(id);
     visible.push_back(a[0]);
-    for (std::uint32_t t = 0; t < n_; ++t) visible.push_back(a[1 + std::size_t{t} * k_]);  // kNone == kBottom
+    for (std::uint32_t t = 0; t < n_; ++t)
+      visible.push_back(a[1 + std::size_t{t} * k_]);  // kNone == kBottom
   }
   return ClosureOracle(*this, visible);
 }

@@ -66,6 +66,7 @@ struct NodeRecord {
 };
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint32_t kMaxBound = std::numeric_limits<std::uint16_t>::max();
+inline constexpr std::size_t kMaxRecords = std::size_t{1} << 31;
 
 struct ExploreStats {
   std::uint64_t image_calls = 0;   // calls to the model's successor function
@@ -250,6 +251,8 @@ class Explorer {
 
   std::uint32_t NewRecord(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays,
                           std::uint32_t parent) {
+    // Parked moves pack a record id with one bit: ids must stay below 2^31.
+    if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
     records_.push_back(NodeRecord{key, parent, static_cast<std::uint16_t>(rounds),
                                   static_cast<std::uint16_t>(delays), false});
