@@ -104,7 +104,7 @@ struct Report {
   std::vector<TraceStep> trace;
 
   std::uint64_t FinalPlateauCalls() const {
-    return run.explorer().stats().image_calls - result.image_calls_before_plateau;
+    return result.image_calls - result.image_calls_before_plateau;
   }
   double BytesPerKey() const {
     const auto keys = run.explorer().num_keys();
@@ -133,7 +133,8 @@ struct Report {
     w.Key("rounds").UInt(result.plateau_start.rounds);
     w.Key("delays").UInt(result.plateau_start.delays);
     w.EndObject();
-    w.Key("image_calls").UInt(ex.stats().image_calls);
+    w.Key("mode").String(options.mode);
+    w.Key("image_calls").UInt(result.image_calls);
     w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());
     w.Key("transitions").UInt(ex.stats().transitions);
     w.Key("reexpansions").UInt(ex.stats().reexpansions);
@@ -258,7 +259,7 @@ struct Report {
                   "  %12.3f s, %.1f MB peak memory, %.1f bytes per key\n",
                   result.bounds.rounds, result.bounds.delays, run.abstract_states().size(),
                   ex.num_states(), ex.num_keys(), ex.num_records(),
-                  static_cast<unsigned long long>(ex.stats().image_calls), PlateauSplit().c_str(),
+                  static_cast<unsigned long long>(result.image_calls), PlateauSplit().c_str(),
                   static_cast<unsigned long long>(ex.stats().transitions),
                   static_cast<unsigned long long>(ex.stats().dominated),
                   static_cast<unsigned long long>(ex.stats().reexpansions), result.time_s,
@@ -279,7 +280,10 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
   CpdsModel model(loaded.cpds, loaded.init);
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  CpdsDruba run(model, abs, &limits);
+  const Mode mode = options.mode == "ai"      ? Mode::kAi
+                    : options.mode == "naive" ? Mode::kNaive
+                                              : Mode::kDruba;
+  CpdsDruba run(model, abs, &limits, mode);
   const RunResult result =
       options.command == "test" ? run.Bounded({options.rounds, options.delays}) : run.Verify();
   Report report{options, loaded, model, abs, run, result, {}};

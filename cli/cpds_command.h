@@ -19,8 +19,9 @@ struct CpdsOptions {
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
-  std::uint32_t rounds = 0;  // `test` only
-  std::uint32_t delays = 0;  // `test` only
+  std::string mode = "druba";  // druba | ai | naive
+  std::uint32_t rounds = 0;    // `test` only
+  std::uint32_t delays = 0;    // `test` only
 };
 
 // Returns the process exit code; throws InputError on bad input.

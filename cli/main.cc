@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
   AddCommonOptions(verify, options);
+  verify
+      ->add_option("--mode", options.mode,
+                   "druba (default); ai: closure under all actions after every raise; naive: "
+                   "every R(r,d) from scratch")
+      ->check(CLI::IsMember({"druba", "ai", "naive"}));
 
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");

@@ -76,22 +76,28 @@ struct ClosureFailure {
 
 // Def. 6: is `set` closed under the actions that disrespect `abs`? Counts the successor
 // membership tests in `*checks`.
+// With `all_actions`, closure under every action instead (the `ai` baseline); the oracle then
+// needs ForEachAbstractSuccessor.
 template <Abstraction A>
 std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
-                                           std::uint64_t* checks) {
+                                           std::uint64_t* checks, bool all_actions = false) {
   std::optional<ClosureFailure> failure;
   const auto oracle = abs.MakeClosureOracle(set);
   for (std::uint32_t id = 0; id < set.size() && !failure; ++id) {
     const StateView from = set.Get(id);
-    oracle.ForEachDisrespectSuccessor(
-        from, [&](std::uint32_t thread, std::uint32_t action, StateView to) {
-          if (failure) return;
-          ++*checks;
-          if (!set.Find(to)) {
-            failure =
-                ClosureFailure{{from.begin(), from.end()}, thread, action, {to.begin(), to.end()}};
-          }
-        });
+    const auto check = [&](std::uint32_t thread, std::uint32_t action, StateView to) {
+      if (failure) return;
+      ++*checks;
+      if (!set.Find(to)) {
+        failure =
+            ClosureFailure{{from.begin(), from.end()}, thread, action, {to.begin(), to.end()}};
+      }
+    };
+    if (all_actions) {
+      oracle.ForEachAbstractSuccessor(from, check);
+    } else {
+      oracle.ForEachDisrespectSuccessor(from, check);
+    }
   }
   return failure;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,12 +27,20 @@ struct RaiseEvent {
   std::uint64_t image_calls = 0;  // total successor calls after the raise
 };
 
+// How the driver gets R(r,d) and when it stops (DESIGN.md section 6).
+enum class Mode {
+  kDruba,  // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
+  kAi,     // the same, and after every raise a closure test under all actions: closed is safe
+  kNaive,  // every R(r,d) recomputed from the initial states; otherwise as kDruba
+};
+
 struct RunResult {
   Verdict verdict = Verdict::kUnknown;
   std::string reason;
   Bounds bounds;
   std::vector<RaiseEvent> schedule;
-  Bounds plateau_start;  // bounds where the abstract set last grew
+  Bounds plateau_start;           // bounds where the abstract set last grew
+  std::uint64_t image_calls = 0;  // over the whole run, recomputations included
   std::uint64_t image_calls_before_plateau = 0;
   std::uint64_t closure_checks = 0;
   std::optional<std::uint32_t> violation_record;
@@ -42,21 +51,27 @@ struct RunResult {
 template <ExplorableModel Model, Abstraction Abs>
 class Druba {
  public:
-  Druba(Model& model, const Abs& abs, LimitWatch* limits = nullptr)
-      : model_(model), abs_(abs), tracker_(abs), explorer_(model, tracker_, limits) {}
+  Druba(Model& model, const Abs& abs, LimitWatch* limits = nullptr, Mode mode = Mode::kDruba)
+      : model_(model), abs_(abs), limits_(limits), mode_(mode) {
+    Reset();
+  }
 
-  // Full DrUBA: plateaus, then the closure test.
+  // The DrUBA schedule: plateaus, then the closure test (kAi also stops at the first raise after
+  // which the reached set is closed under every action).
   RunResult Verify() {
     Stopwatch clock;
     RunResult result;
-    const std::uint32_t n = explorer_.num_threads();
+    const std::uint32_t n = explorer_->num_threads();
     if (!Step(RaiseEvent::Dim::kStart, result)) return Finish(result, clock);
+    if (ClosedUnderAll(result)) return Finish(result, clock);
     for (;;) {
       if (!Step(RaiseEvent::Dim::kRounds, result)) return Finish(result, clock);
+      if (ClosedUnderAll(result)) return Finish(result, clock);
       if (result.schedule.back().new_abstract > 0) continue;
       bool grew = false;
       for (std::uint32_t plateau = 0; plateau + 1 < n; ++plateau) {
         if (!Step(RaiseEvent::Dim::kDelays, result)) return Finish(result, clock);
+        if (ClosedUnderAll(result)) return Finish(result, clock);
         if (result.schedule.back().new_abstract > 0) {
           grew = true;
           break;
@@ -65,14 +80,22 @@ class Druba {
       if (!grew) break;
     }
     // Thm. 7 needs R(r0,d0) and R(r0+1,d0+n-1) to agree, with (r0,d0) where the set last grew.
-    const Bounds now = explorer_.bounds();
+    const Bounds now = explorer_->bounds();
     if (now.rounds != result.plateau_start.rounds + 1 ||
         now.delays != result.plateau_start.delays + (n - 1)) {
       result.verdict = Verdict::kUnknown;
       result.reason = "internal: plateau lengths do not meet Thm. 7";
       return Finish(result, clock);
     }
-    result.closure_failure = CheckClosure(abs_, tracker_.set(), &result.closure_checks);
+    if (mode_ == Mode::kAi) {  // it was not closed under every action after the last raise
+      result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks, true);
+      result.verdict = Verdict::kUnknown;
+      result.reason =
+          "ai: at the plateau the reached abstract states are not closed under every "
+          "action";
+      return Finish(result, clock);
+    }
+    result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
     if (result.closure_failure) {
       result.verdict = Verdict::kUnknown;
       result.reason = "the reached abstract states are not closed under a disrespecting action";
@@ -89,10 +112,10 @@ class Druba {
   RunResult Bounded(Bounds bounds) {
     Stopwatch clock;
     RunResult result;
-    explorer_.Start(bounds);
-    result.schedule.push_back(
-        {RaiseEvent::Dim::kStart, bounds, tracker_.TakeNewCount(), explorer_.stats().image_calls});
-    if (!explorer_.stopped()) {
+    explorer_->Start(bounds);
+    result.schedule.push_back({RaiseEvent::Dim::kStart, bounds, tracker_->TakeNewCount(),
+                               explorer_->stats().image_calls});
+    if (!explorer_->stopped()) {
       result.verdict = Verdict::kBounded;
       result.reason = "no violation within " + std::to_string(bounds.rounds) + " rounds and " +
                       std::to_string(bounds.delays) + " delays";
@@ -100,44 +123,77 @@ class Druba {
     return Finish(result, clock);
   }
 
-  const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return explorer_; }
-  const StateStore& abstract_states() const { return tracker_.set(); }
+  const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
+  const StateStore& abstract_states() const { return tracker_->set(); }
   Model& model() { return model_; }
 
  private:
+  using Search = Explorer<Model, AbstractTracker<Abs>>;
+
+  void Reset() {
+    explorer_.reset();
+    tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
+    explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
+  }
+
   // One bound change; false when the search was stopped.
   bool Step(RaiseEvent::Dim dim, RunResult& result) {
-    switch (dim) {
-      case RaiseEvent::Dim::kStart:
-        explorer_.Start();
-        break;
-      case RaiseEvent::Dim::kRounds:
-        explorer_.RaiseRounds();
-        break;
-      case RaiseEvent::Dim::kDelays:
-        explorer_.RaiseDelays();
-        break;
+    if (mode_ == Mode::kNaive && dim != RaiseEvent::Dim::kStart) {
+      Bounds next = explorer_->bounds();
+      (dim == RaiseEvent::Dim::kRounds ? next.rounds : next.delays) += 1;
+      const std::size_t before = tracker_->set().size();
+      earlier_calls_ += explorer_->stats().image_calls;
+      Reset();
+      explorer_->Start(next);
+      tracker_->TakeNewCount();
+      new_in_naive_ = tracker_->set().size() - before;  // R(r,d) is monotone in r and d
+    } else {
+      switch (dim) {
+        case RaiseEvent::Dim::kStart:
+          explorer_->Start();
+          break;
+        case RaiseEvent::Dim::kRounds:
+          explorer_->RaiseRounds();
+          break;
+        case RaiseEvent::Dim::kDelays:
+          explorer_->RaiseDelays();
+          break;
+      }
+      new_in_naive_ = tracker_->TakeNewCount();
     }
-    RaiseEvent event{dim, explorer_.bounds(), tracker_.TakeNewCount(),
-                     explorer_.stats().image_calls};
+    result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
+    RaiseEvent event{dim, explorer_->bounds(), new_in_naive_, result.image_calls};
     result.schedule.push_back(event);
     if (event.new_abstract > 0 || dim == RaiseEvent::Dim::kStart) {
       result.plateau_start = event.after;
       result.image_calls_before_plateau = event.image_calls;
     }
-    return !explorer_.stopped();
+    return !explorer_->stopped();
+  }
+
+  // kAi: is the reached set closed under every action? Then it is an inductive invariant that
+  // contains the initial abstract state, so it is exactly alpha(R): safe.
+  bool ClosedUnderAll(RunResult& result) {
+    if (mode_ != Mode::kAi) return false;
+    if (CheckClosure(abs_, tracker_->set(), &result.closure_checks, /*all_actions=*/true)) {
+      return false;
+    }
+    result.verdict = Verdict::kSafe;
+    result.reason = "the reached abstract states are closed under every action";
+    return true;
   }
 
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {
-    result.bounds = explorer_.bounds();
-    if (explorer_.stopped()) {
-      if (tracker_.violation_record()) {
+    result.bounds = explorer_->bounds();
+    result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
+    if (explorer_->stopped()) {
+      if (tracker_->violation_record()) {
         result.verdict = Verdict::kViolation;
-        result.violation_record = tracker_.violation_record();
+        result.violation_record = tracker_->violation_record();
         result.reason = "a reachable state violates the property";
       } else {
         result.verdict = Verdict::kUnknown;
-        result.reason = explorer_.stop_reason();
+        result.reason = explorer_->stop_reason();
       }
     }
     result.time_s = clock.Seconds();
@@ -146,8 +202,12 @@ class Druba {
 
   Model& model_;
   const Abs& abs_;
-  AbstractTracker<Abs> tracker_;
-  Explorer<Model, AbstractTracker<Abs>> explorer_;
+  LimitWatch* limits_;
+  Mode mode_;
+  std::unique_ptr<AbstractTracker<Abs>> tracker_;
+  std::unique_ptr<Search> explorer_;
+  std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
+  std::size_t new_in_naive_ = 0;
 };
 
 }  // namespace druba

@@ -12,9 +12,11 @@ TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
     throw std::invalid_argument(CheckTarget(*target_, k_));
   }
   pops_.resize(n_);
+  rules_.resize(n_);
   for (std::uint32_t t = 0; t < n_; ++t) {
     const std::vector<Rule>& rules = model.cpds().threads[t].rules;
     for (std::uint32_t i = 0; i < rules.size(); ++i) {
+      rules_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
       if (rules[i].kind == RuleKind::kPop)
         pops_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
     }
@@ -78,6 +80,7 @@ std::string TopKAbstraction::Describe(StateView abstract) const {
 }
 
 std::string TopKAbstraction::DescribeAction(std::uint32_t thread, std::uint32_t action) const {
+  if (action == kStutter) return "thread " + std::to_string(thread) + " stutter";
   return "thread " + std::to_string(thread) + " rule " + model_.DescribeRule(thread, action);
 }
 

@@ -29,6 +29,7 @@ namespace druba::cpds {
 class TopKAbstraction {
  public:
   static constexpr Word kNone = 0xFFFFFFFFU;
+  static constexpr std::uint32_t kStutter = 0xFFFFFFFFU;  // the "action" of a blocked thread
   static_assert(kNone == MayLieBelow::kBottom, "an empty slot and the bottom marker agree");
 
   // `target`, if any, must name at most K symbols per stack (CheckTarget).
@@ -71,7 +72,8 @@ class TopKAbstraction {
   std::uint32_t k_;
   std::uint32_t n_;
   std::optional<TargetPattern> target_;
-  // Per thread: (shared, top) -> the pop rules that match.
+  // Per thread: (shared, top) -> the rules that match, and the pop rules among them.
+  std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> rules_;
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> pops_;
 };
 
@@ -108,6 +110,40 @@ class TopKAbstraction::ClosureOracle {
         }
       }
       for (std::uint32_t j = 0; j < abs_.k_; ++j) out[j] = slots[j];
+      succ[0] = abstract[0];
+    }
+  }
+
+  // Successors under every action of every thread (the `ai` baseline): overwrites and pushes are
+  // exact on the top K symbols, pops as above, and a thread with no enabled rule stutters.
+  template <class F>
+  void ForEachAbstractSuccessor(StateView abstract, F&& yield) const {
+    ForEachDisrespectSuccessor(abstract, yield);
+    std::vector<Word> succ(abstract.begin(), abstract.end());
+    const std::uint32_t k = abs_.k_;
+    for (std::uint32_t t = 0; t < abs_.n_; ++t) {
+      const Word* slots = abstract.data() + 1 + std::size_t{t} * k;
+      const auto it = slots[0] == kNone ? abs_.rules_[t].end()
+                                        : abs_.rules_[t].find(Key(abstract[0], slots[0]));
+      if (it == abs_.rules_[t].end()) {
+        yield(t, kStutter, abstract);
+        continue;
+      }
+      Word* out = succ.data() + 1 + std::size_t{t} * k;
+      for (const std::uint32_t action : it->second) {
+        const Rule& rule = abs_.model_.rule(t, action);
+        if (rule.kind == RuleKind::kPop) continue;
+        succ[0] = rule.new_shared;
+        if (rule.kind == RuleKind::kOverwrite) {
+          out[0] = rule.new_top;
+        } else {  // push: l1 over l2, which replaces the old top; the K-th symbol drops out of view
+          for (std::uint32_t j = k; j-- > 2;) out[j] = slots[j - 1];
+          if (k > 1) out[1] = rule.below;
+          out[0] = rule.new_top;
+        }
+        yield(t, action, StateView(succ));
+        for (std::uint32_t j = 0; j < k; ++j) out[j] = slots[j];
+      }
       succ[0] = abstract[0];
     }
   }

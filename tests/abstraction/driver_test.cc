@@ -163,3 +163,50 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
 
 }  // namespace
 }  // namespace druba
+
+namespace druba {
+namespace {
+
+// druba, ai and naive: three computations of the same answer (DESIGN.md section 6).
+TEST(DriverTest, ModesAgreeOnRandomPrograms) {
+  std::mt19937 rng(4242);
+  int differing_work = 0;
+  for (int i = 0; i < 300; ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
+    std::optional<cpds::TargetPattern> target;
+    if (i % 3 == 0) {
+      target = cpds::TargetPattern{0, {}};
+      for (std::size_t t = 0; t < c.threads.size(); ++t) {
+        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{1})
+                                        : std::nullopt);
+      }
+    }
+    std::vector<std::set<std::string>> sets;
+    std::vector<Verdict> verdicts;
+    std::vector<std::uint64_t> calls;
+    for (const Mode mode : {Mode::kDruba, Mode::kAi, Mode::kNaive}) {
+      CpdsModel model(c, init);
+      const TopKAbstraction abs(model, 1, target);
+      Druba run(model, abs, nullptr, mode);
+      const RunResult result = run.Verify();
+      verdicts.push_back(result.verdict);
+      sets.push_back(Described(run, abs));
+      calls.push_back(result.image_calls);
+    }
+    ASSERT_EQ(verdicts[0], verdicts[1]);
+    ASSERT_EQ(verdicts[0], verdicts[2]);
+    if (verdicts[0] == Verdict::kSafe) {
+      ASSERT_EQ(sets[0], sets[1]);
+      ASSERT_EQ(sets[0], sets[2]);
+    }
+    if (verdicts[0] != Verdict::kViolation) {
+      ASSERT_LE(calls[0], calls[2]);
+    }
+    differing_work += calls[0] != calls[2];
+  }
+  EXPECT_GT(differing_work, 100);  // naive really recomputes
+}
+
+}  // namespace
+}  // namespace druba
