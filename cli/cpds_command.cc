@@ -166,7 +166,16 @@ struct Report {
     }
     w.EndArray();
     if (result.verdict == Verdict::kViolation) {
-      w.Key("trace").BeginArray();
+      w.Key("trace");
+      WriteTrace(w);
+    }
+    w.EndObject();
+    return w.str() + "\n";
+  }
+
+  void WriteTrace(JsonWriter& w) const {
+    {
+      w.BeginArray();
       for (const TraceStep& s : trace) {
         w.BeginObject();
         w.Key("kind").String(KindName(s.kind));
@@ -182,6 +191,20 @@ struct Report {
       }
       w.EndArray();
     }
+  }
+
+  // The file --trace-out writes: the model, the target and the schedule.
+  std::string TraceFile() const {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("druba_trace").UInt(1);
+    w.Key("model").String(options.model);
+    w.Key("threads").UInt(model.num_threads());
+    w.Key("target").String(loaded.target_text);
+    w.Key("rounds").UInt(trace.back().rounds);
+    w.Key("delays").UInt(trace.back().delays);
+    w.Key("steps");
+    WriteTrace(w);
     w.EndObject();
     return w.str() + "\n";
   }
@@ -284,14 +307,23 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
                     : options.mode == "naive" ? Mode::kNaive
                                               : Mode::kDruba;
   CpdsDruba run(model, abs, &limits, mode);
-  const RunResult result =
-      options.command == "test" ? run.Bounded({options.rounds, options.delays}) : run.Verify();
+  RunResult result;
+  if (options.command != "test") {
+    result = run.Verify();
+  } else if (options.delays) {
+    result = run.Bounded({options.rounds, *options.delays});
+  } else {
+    result = run.Deepen(options.rounds, options.max_delays);
+  }
   Report report{options, loaded, model, abs, run, result, {}};
   if (result.violation_record) {
     report.trace = ReconstructTrace(run.explorer(), model, *result.violation_record);
   }
   if (!options.dump_abstract.empty())
     WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));
+  if (!options.trace_out.empty() && !report.trace.empty()) {
+    WriteAtomically(options.trace_out, report.TraceFile());
+  }
   std::cout << (options.json ? report.Json() : report.Human());
   std::cout.flush();
   return ExitCodeFor(result.verdict);

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace druba::cli {
@@ -19,9 +20,11 @@ struct CpdsOptions {
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
-  std::string mode = "druba";  // druba | ai | naive
-  std::uint32_t rounds = 0;    // `test` only
-  std::uint32_t delays = 0;    // `test` only
+  std::string mode = "druba";           // druba | ai | naive
+  std::uint32_t rounds = 20;            // `test` only
+  std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
+  std::uint32_t max_delays = 10;        // `test` with iterative deepening
+  std::string trace_out;                // write a violation's trace as JSON
 };
 
 // Returns the process exit code; throws InputError on bad input.

@@ -28,6 +28,7 @@ void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
   app->add_flag("--json", o.json, "print one JSON object on stdout");
   app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
+  app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
   app->add_option("--dump-abstract", o.dump_abstract,
                   "write the reached abstract states, one per line, sorted");
   app->add_option("--time-limit", o.time_limit_s, "stop with 'unknown' after SEC seconds")
@@ -55,8 +56,12 @@ int main(int argc, char** argv) {
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");
   AddCommonOptions(test, options);
-  test->add_option("--rounds", options.rounds, "round bound")->required();
-  test->add_option("--delays", options.delays, "delay bound")->required();
+  test->add_option("--rounds", options.rounds, "round bound (default 20)");
+  test->add_option("--delays", options.delays,
+                   "delay bound; without it, delay budgets 0, 1, 2, ... are tried in turn and the "
+                   "smallest that exposes a violation is reported");
+  test->add_option("--max-delays", options.max_delays,
+                   "the largest delay budget iterative deepening tries (default 10)");
 
   try {
     app.parse(argc, argv);

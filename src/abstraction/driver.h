@@ -123,6 +123,33 @@ class Druba {
     return Finish(result, clock);
   }
 
+  // Iterative deepening for bug hunting: R(rounds, 0), then one more delay at a time up to
+  // `max_delays`, each raise expanding only the delay frontier. The first violation found is at
+  // the smallest delay budget that exposes one within `rounds` rounds (R(r,d) is monotone in d).
+  RunResult Deepen(std::uint32_t rounds, std::uint32_t max_delays) {
+    Stopwatch clock;
+    RunResult result;
+    explorer_->Start({rounds, 0});
+    result.schedule.push_back({RaiseEvent::Dim::kStart, explorer_->bounds(),
+                               tracker_->TakeNewCount(), explorer_->stats().image_calls});
+    while (!explorer_->stopped() && explorer_->bounds().delays < max_delays) {
+      explorer_->RaiseDelays();
+      result.schedule.push_back({RaiseEvent::Dim::kDelays, explorer_->bounds(),
+                                 tracker_->TakeNewCount(), explorer_->stats().image_calls});
+    }
+    if (!explorer_->stopped()) {
+      result.verdict = Verdict::kBounded;
+      result.reason = "no violation within " + std::to_string(rounds) + " rounds and up to " +
+                      std::to_string(max_delays) + " delays";
+    }
+    Finish(result, clock);
+    if (result.verdict == Verdict::kViolation) {
+      result.reason = "smallest delay budget that exposes a violation within " +
+                      std::to_string(rounds) + " rounds: " + std::to_string(result.bounds.delays);
+    }
+    return result;
+  }
+
   const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
   const StateStore& abstract_states() const { return tracker_->set(); }
   Model& model() { return model_; }
