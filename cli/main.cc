@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "abstraction/verdict.h"
+#include "cli/compose_command.h"
 #include "cli/cpds_command.h"
 #include "common/diagnostics.h"
 
@@ -63,6 +64,20 @@ int main(int argc, char** argv) {
   test->add_option("--max-delays", options.max_delays,
                    "the largest delay budget iterative deepening tries (default 10)");
 
+  druba::cli::ComposeOptions compose_options;
+  CLI::App* compose = app.add_subcommand(
+      "compose", "build a CPDS instance from the PDA blocks (thread templates) of another file");
+  compose->add_option("from", compose_options.from, "the .pds whose blocks are the templates")
+      ->required();
+  compose->add_option("--blocks", compose_options.blocks,
+                      "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
+      ->required()
+      ->delimiter(',');
+  compose->add_option("--init", compose_options.init, "the initial state 'g|w0,w1,...'")
+      ->required();
+  compose->add_option("-o,--out", compose_options.out, "OUT.pds; OUT.init is written beside it")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -72,6 +87,7 @@ int main(int argc, char** argv) {
   options.command = test->parsed() ? "test" : "verify";
   std::signal(SIGINT, OnInterrupt);
   try {
+    if (compose->parsed()) return druba::cli::RunCompose(compose_options);
     return druba::cli::RunCpds(options, &g_interrupted);
   } catch (const druba::InputError& e) {
     std::cerr << e.what() << "\n";

@@ -1,0 +1,63 @@
+#include "cli/compose_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "common/diagnostics.h"
+#include "cpds/model.h"
+#include "cpds/reader.h"
+
+namespace druba::cli {
+namespace {
+
+void Write(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out || !(out << text).flush()) throw InputError({path, 0, 0}, "cannot write the file");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace
+
+int RunCompose(const ComposeOptions& options) {
+  Warnings warnings;
+  const cpds::Cpds source =
+      cpds::ParsePds(cpds::ReadFile(options.from), options.from, &warnings);
+  cpds::Cpds instance;
+  instance.file = options.out;
+  instance.shared_states = source.shared_states;
+  std::string text = "# composed by druba from " + options.from + ", blocks";
+  for (const unsigned block : options.blocks) {
+    if (block >= source.threads.size()) {
+      throw InputError({"--blocks", 0, 0}, "block " + std::to_string(block) + " does not exist: " +
+                                               options.from + " has " +
+                                               std::to_string(source.threads.size()) +
+                                               " blocks (0.." +
+                                               std::to_string(source.threads.size() - 1) + ")");
+    }
+    text += " " + std::to_string(block);
+    instance.threads.push_back(source.threads[block]);
+  }
+  text += "\n" + std::to_string(instance.shared_states) + "\n";
+  for (std::size_t t = 0; t < instance.threads.size(); ++t) {
+    const cpds::Pda& pda = instance.threads[t];
+    text += "# thread " + std::to_string(t) + ": block " + std::to_string(options.blocks[t]) +
+            " (line " + std::to_string(pda.line) + ")\nPDA " + std::to_string(pda.lo) + " " +
+            std::to_string(pda.hi) + "\n";
+    for (const cpds::Rule& rule : pda.rules) text += cpds::RuleToString(rule) + "\n";
+  }
+  // Validates the initial state against the new instance before anything is written.
+  cpds::ParseInit(options.init, "--init", instance);
+  std::filesystem::path init_path(options.out);
+  init_path.replace_extension(".init");
+  Write(options.out, text);
+  Write(init_path.string(), options.init + "\n");
+  std::cout << "wrote " << options.out << " (" << instance.threads.size() << " threads) and "
+            << init_path.string() << "\n";
+  return 0;
+}
+
+}  // namespace druba::cli
