@@ -24,19 +24,17 @@ void Write(const std::string& path, const std::string& text) {
 
 int RunCompose(const ComposeOptions& options) {
   Warnings warnings;
-  const cpds::Cpds source =
-      cpds::ParsePds(cpds::ReadFile(options.from), options.from, &warnings);
+  const cpds::Cpds source = cpds::ParsePds(cpds::ReadFile(options.from), options.from, &warnings);
   cpds::Cpds instance;
   instance.file = options.out;
   instance.shared_states = source.shared_states;
   std::string text = "# composed by druba from " + options.from + ", blocks";
   for (const unsigned block : options.blocks) {
     if (block >= source.threads.size()) {
-      throw InputError({"--blocks", 0, 0}, "block " + std::to_string(block) + " does not exist: " +
-                                               options.from + " has " +
-                                               std::to_string(source.threads.size()) +
-                                               " blocks (0.." +
-                                               std::to_string(source.threads.size() - 1) + ")");
+      throw InputError({"--blocks", 0, 0},
+                       "block " + std::to_string(block) + " does not exist: " + options.from +
+                           " has " + std::to_string(source.threads.size()) + " blocks (0.." +
+                           std::to_string(source.threads.size() - 1) + ")");
     }
     text += " " + std::to_string(block);
     instance.threads.push_back(source.threads[block]);

@@ -7,10 +7,10 @@
 namespace druba::cli {
 
 struct ComposeOptions {
-  std::string from;                  // the .pds whose blocks are the templates
-  std::vector<unsigned> blocks;      // which block (0-based) each thread of the new instance runs
-  std::string init;                  // the new instance's initial state, 'g|w0,w1,...'
-  std::string out;                   // OUT.pds; OUT.init is written beside it
+  std::string from;              // the .pds whose blocks are the templates
+  std::vector<unsigned> blocks;  // which block (0-based) each thread of the new instance runs
+  std::string init;              // the new instance's initial state, 'g|w0,w1,...'
+  std::string out;               // OUT.pds; OUT.init is written beside it
 };
 
 // Writes the instance; throws InputError on bad input. Returns the exit code.

@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
       "compose", "build a CPDS instance from the PDA blocks (thread templates) of another file");
   compose->add_option("from", compose_options.from, "the .pds whose blocks are the templates")
       ->required();
-  compose->add_option("--blocks", compose_options.blocks,
-                      "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
+  compose
+      ->add_option("--blocks", compose_options.blocks,
+                   "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
       ->required()
       ->delimiter(',');
   compose->add_option("--init", compose_options.init, "the initial state 'g|w0,w1,...'")
