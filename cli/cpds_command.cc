@@ -109,7 +109,7 @@ struct Report {
   double BytesPerKey() const {
     const auto keys = run.explorer().num_keys();
     if (keys == 0) return 0;
-    return static_cast<double>(run.explorer().MemoryBytes() + model.stacks().MemoryBytes()) /
+    return static_cast<double>(run.MemoryBytes() + model.stacks().MemoryBytes()) /
            static_cast<double>(keys);
   }
 
@@ -124,7 +124,7 @@ struct Report {
     w.Key("threads").UInt(model.num_threads());
     w.Key("top").UInt(abs.k());
     w.Key("abstract_states").UInt(run.abstract_states().size());
-    w.Key("concrete_states").UInt(ex.num_states());
+    w.Key("concrete_states").UInt(run.num_states());
     w.Key("keys").UInt(ex.num_keys());
     w.Key("pareto_pairs").UInt(ex.num_records());
     w.Key("rounds").UInt(result.bounds.rounds);
@@ -303,12 +303,25 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
   CpdsModel model(loaded.cpds, loaded.init);
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  const Mode mode = options.mode == "ai"      ? Mode::kAi
-                    : options.mode == "naive" ? Mode::kNaive
-                                              : Mode::kDruba;
+  const Mode mode = options.mode == "ai"         ? Mode::kAi
+                    : options.mode == "naive"    ? Mode::kNaive
+                    : options.mode == "explicit" ? Mode::kExplicit
+                                                 : Mode::kDruba;
   CpdsDruba run(model, abs, &limits, mode);
   RunResult result;
-  if (options.command != "test") {
+  if (options.command != "test" && mode == Mode::kExplicit) {
+    result = run.Explicit([&](StateView state) -> std::string {
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        if (model.stacks().DepthUpTo(state[1 + t], options.max_stack) > options.max_stack) {
+          return "explicit: thread " + std::to_string(t) + "'s stack grew past " +
+                 std::to_string(options.max_stack) +
+                 " symbols (--max-stack); its stack may be "
+                 "unbounded, which explicit search cannot handle";
+        }
+      }
+      return {};
+    });
+  } else if (options.command != "test") {
     result = run.Verify();
   } else if (options.delays) {
     result = run.Bounded({options.rounds, *options.delays});
@@ -317,7 +330,7 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
   }
   Report report{options, loaded, model, abs, run, result, {}};
   if (result.violation_record) {
-    report.trace = ReconstructTrace(run.explorer(), model, *result.violation_record);
+    report.trace = run.Trace(*result.violation_record);
   }
   if (!options.dump_abstract.empty())
     WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));

@@ -20,7 +20,8 @@ struct CpdsOptions {
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
-  std::string mode = "druba";           // druba | ai | naive
+  std::string mode = "druba";           // druba | ai | naive | explicit
+  std::uint32_t max_stack = 64;         // explicit: a deeper stack ends the search with `unknown`
   std::uint32_t rounds = 20;            // `test` only
   std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
   std::uint32_t max_delays = 10;        // `test` with iterative deepening

@@ -51,8 +51,11 @@ int main(int argc, char** argv) {
   verify
       ->add_option("--mode", options.mode,
                    "druba (default); ai: closure under all actions after every raise; naive: "
-                   "every R(r,d) from scratch")
-      ->check(CLI::IsMember({"druba", "ai", "naive"}));
+                   "every R(r,d) from scratch; explicit: all interleavings, no bounds")
+      ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
+  verify->add_option("--max-stack", options.max_stack,
+                     "explicit: a stack deeper than this ends the search with 'unknown' "
+                     "(default 64)");
 
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");

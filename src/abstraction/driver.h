@@ -15,6 +15,8 @@
 #include "abstraction/verdict.h"
 #include "common/resources.h"
 #include "explore/explorer.h"
+#include "explore/free_search.h"
+#include "explore/trace.h"
 
 namespace druba {
 
@@ -29,9 +31,10 @@ struct RaiseEvent {
 
 // How the driver gets R(r,d) and when it stops (DESIGN.md section 6).
 enum class Mode {
-  kDruba,  // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
-  kAi,     // the same, and after every raise a closure test under all actions: closed is safe
-  kNaive,  // every R(r,d) recomputed from the initial states; otherwise as kDruba
+  kDruba,     // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
+  kAi,        // the same, and after every raise a closure test under all actions: closed is safe
+  kNaive,     // every R(r,d) recomputed from the initial states; otherwise as kDruba
+  kExplicit,  // no bounds: exhaustive search under free scheduling (Druba::Explicit)
 };
 
 struct RunResult {
@@ -150,6 +153,40 @@ class Druba {
     return result;
   }
 
+  // The `explicit` baseline: exhaustive search under free scheduling, exact when it finishes.
+  // `too_big(state)` returns why a state is out of reach for it (empty: fine).
+  template <class TooBig>
+  RunResult Explicit(TooBig&& too_big) {
+    Stopwatch clock;
+    RunResult result;
+    free_ = std::make_unique<FreeSearch<Model, AbstractTracker<Abs>>>(model_, *tracker_, limits_);
+    free_->Run(too_big);
+    result.image_calls = free_->image_calls();
+    if (tracker_->violation_record()) {
+      result.verdict = Verdict::kViolation;
+      result.violation_record = tracker_->violation_record();
+      result.reason = "a reachable state violates the property";
+    } else if (free_->stopped()) {
+      result.verdict = Verdict::kUnknown;
+      result.reason = free_->stop_reason();
+    } else {
+      result.verdict = Verdict::kSafe;
+      result.reason = "explicit: every state reachable under free scheduling was explored";
+    }
+    result.time_s = clock.Seconds();
+    return result;
+  }
+
+  // The schedule to a violation's record, from whichever search found it.
+  std::vector<TraceStep> Trace(std::uint32_t record) {
+    if (free_) return free_->Trace(record);
+    return ReconstructTrace(*explorer_, model_, record);
+  }
+  std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
+  std::size_t MemoryBytes() const {
+    return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
+  }
+
   const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
   const StateStore& abstract_states() const { return tracker_->set(); }
   Model& model() { return model_; }
@@ -233,6 +270,7 @@ class Druba {
   Mode mode_;
   std::unique_ptr<AbstractTracker<Abs>> tracker_;
   std::unique_ptr<Search> explorer_;
+  std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
   std::size_t new_in_naive_ = 0;
 };

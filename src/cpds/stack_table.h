@@ -28,6 +28,12 @@ class StackTable {
   Symbol Top(StackId id) const { return nodes_[id].top; }
   StackId Rest(StackId id) const { return nodes_[id].rest; }
 
+  // The number of symbols on the stack, counting no further than `limit + 1`.
+  std::uint32_t DepthUpTo(StackId id, std::uint32_t limit) const {
+    std::uint32_t depth = 0;
+    for (; id != kEmpty && depth <= limit; id = Rest(id)) ++depth;
+    return depth;
+  }
   StackId Intern(const Stack& bottom_to_top);
   Stack Contents(StackId id) const;  // bottom to top
   std::size_t size() const { return nodes_.size(); }

@@ -210,3 +210,64 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
 
 }  // namespace
 }  // namespace druba
+
+namespace druba {
+namespace {
+
+// Explicit search under free scheduling against DrUBA: where explicit finishes, a `safe` from
+// druba must have the same abstract set, and violations must be found by both.
+TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
+  std::mt19937 rng(31337);
+  int compared = 0;
+  for (int i = 0; i < 1000; ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
+    std::optional<cpds::TargetPattern> target;
+    if (i % 3 == 0) {
+      target = cpds::TargetPattern{1 % c.shared_states, {}};
+      for (std::size_t t = 0; t < c.threads.size(); ++t) target->stacks.emplace_back(std::nullopt);
+    }
+    CpdsModel druba_model(c, init);
+    const std::uint32_t k = 1 + static_cast<std::uint32_t>(i % 2);
+    const TopKAbstraction druba_abs(druba_model, k, target);
+    Druba druba_run(druba_model, druba_abs);
+    const RunResult druba = druba_run.Verify();
+
+    CpdsModel model(c, init);
+    const TopKAbstraction abs(model, k, target);
+    Druba run(model, abs, nullptr, Mode::kExplicit);
+    const RunResult exhaustive = run.Explicit([&](StateView s) -> std::string {
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        if (model.stacks().DepthUpTo(s[1 + t], 8) > 8) return "deep";
+      }
+      return {};
+    });
+    if (exhaustive.verdict == Verdict::kUnknown) continue;
+    ++compared;
+    if (exhaustive.verdict == Verdict::kViolation) {
+      ASSERT_EQ(druba.verdict, Verdict::kViolation);
+      const auto trace = run.Trace(*exhaustive.violation_record);
+      for (std::size_t slot = 1; slot < trace.size(); ++slot) {
+        const auto plain = [&](const std::vector<Word>& w) {
+          PlainState p{w[0], {}};
+          for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+            p.stacks.push_back(model.stacks().Contents(w[1 + t]));
+          }
+          return p;
+        };
+        const auto succ =
+            testing::PlainSuccessors(c, plain(trace[slot - 1].state), trace[slot].thread);
+        ASSERT_NE(std::find(succ.begin(), succ.end(), plain(trace[slot].state)), succ.end());
+      }
+    } else {
+      ASSERT_NE(druba.verdict, Verdict::kViolation);
+      if (druba.verdict == Verdict::kSafe) {
+        ASSERT_EQ(Described(druba_run, druba_abs), Described(run, abs));
+      }
+    }
+  }
+  EXPECT_GT(compared, 500);
+}
+
+}  // namespace
+}  // namespace druba
