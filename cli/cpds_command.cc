@@ -9,6 +9,7 @@
 
 #include "abstraction/driver.h"
 #include "common/json.h"
+#include "common/json_reader.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 #include "cpds/top_k.h"
@@ -295,9 +296,111 @@ struct Report {
   }
 };
 
+// `druba replay`: re-execute a saved trace slot by slot on the concrete model.
+int Replay(const CpdsOptions& given) {
+  const JsonValue doc = ParseJson(cpds::ReadFile(given.replay_trace), given.replay_trace);
+  CpdsOptions options = given;
+  if (options.spec.empty() && options.target.empty() && doc.Has("target")) {
+    const std::string& target = doc.At("target").AsString();
+    (std::filesystem::exists(target) ? options.spec : options.target) = target;
+  }
+  const Loaded loaded = Load(options);
+  if (!loaded.target) {
+    throw InputError({given.replay_trace, 0, 0}, "no target to confirm: give --spec or --target");
+  }
+  CpdsModel model(loaded.cpds, loaded.init);
+  std::uint32_t k = options.top;
+  for (const auto& stack : loaded.target->stacks) {
+    if (stack) k = std::max(k, static_cast<std::uint32_t>(stack->size()));
+  }
+  const TopKAbstraction abs(model, k, loaded.target);
+  const std::uint32_t n = model.num_threads();
+  std::vector<Word> state;
+  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
+  const JsonValue& steps = doc.At("steps");
+  if (steps.kind != JsonValue::Kind::kArray || steps.items.empty()) {
+    throw InputError(steps.where, "expected a non-empty array of steps");
+  }
+  std::uint32_t finder = n - 1;
+  std::uint32_t delays = 0;
+  for (std::size_t i = 0; i < steps.items.size(); ++i) {
+    const JsonValue& step = steps.items[i];
+    const std::string& kind = step.At("kind").AsString();
+    const std::string slot = "slot " + std::to_string(i) + ": ";
+    if (i == 0 || kind == "initial") {
+      if (i != 0 || kind != "initial") {
+        throw InputError(step.where, slot + "the first step, and only it, is 'initial'");
+      }
+    } else {
+      const std::uint32_t thread = step.At("thread").AsUInt();
+      const std::uint32_t expected = (finder + 1) % n;
+      if (thread != expected) {
+        throw InputError(step.At("thread").where,
+                         slot + "the slot belongs to thread " + std::to_string(expected) +
+                             " under Round-Robin, not thread " + std::to_string(thread));
+      }
+      std::optional<std::vector<Word>> next;
+      std::optional<std::uint32_t> wanted;
+      if (kind == "step") {
+        const std::uint32_t line = step.At("line").AsUInt();
+        const auto& rules = model.cpds().threads[thread].rules;
+        for (std::uint32_t a = 0; a < rules.size(); ++a) {
+          if (rules[a].line == line) wanted = a;
+        }
+        if (!wanted) {
+          throw InputError(step.At("line").where, slot + "thread " + std::to_string(thread) +
+                                                      " has no rule on line " +
+                                                      std::to_string(line) + " of " + given.model);
+        }
+      } else if (kind != "delay" && kind != "stutter") {
+        throw InputError(step.At("kind").where, std::string(slot)
+                                                    .append("unknown kind '")
+                                                    .append(kind)
+                                                    .append("' (initial, step, stutter or delay)"));
+      }
+      bool any = false;
+      if (kind != "delay") {
+        model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
+          any = true;
+          if (wanted && action == *wanted) next.emplace(s.begin(), s.end());
+        });
+      }
+      if (kind == "stutter" && any) {
+        throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                         " has an enabled rule, so it cannot stutter");
+      }
+      if (kind == "step" && !next) {
+        throw InputError(step.where, slot + "rule " + model.DescribeRule(thread, *wanted) +
+                                         " is not enabled in " +
+                                         model.DescribeState(StateView(state)));
+      }
+      if (next) state = *next;
+      if (kind == "delay") ++delays;
+      finder = thread;
+    }
+    if (step.Has("state") && step.At("state").AsString() != model.DescribeState(StateView(state))) {
+      throw InputError(step.At("state").where,
+                       slot + "the trace says " + step.At("state").AsString() +
+                           " but the model reaches " + model.DescribeState(StateView(state)));
+    }
+  }
+  std::vector<Word> a(abs.width());
+  abs.Abstract(StateView(state), std::span<Word>(a));
+  if (!abs.Violates(StateView(a))) {
+    throw InputError({given.replay_trace, 0, 0},
+                     "the trace ends in " + model.DescribeState(StateView(state)) +
+                         ", which does not match the target " + loaded.target_text);
+  }
+  std::cout << "replay: violation confirmed: " << steps.items.size() - 1 << " slots, " << delays
+            << " delays, reached " << model.DescribeState(StateView(state)) << " (target "
+            << loaded.target_text << ")\n";
+  return exit_code::kViolation;
+}
+
 }  // namespace
 
 int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
+  if (options.command == "replay") return Replay(options);
   Loaded loaded = Load(options);
   for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";
   CpdsModel model(loaded.cpds, loaded.init);

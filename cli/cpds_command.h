@@ -10,7 +10,7 @@ namespace druba::cli {
 
 // Plain options for one run (STYLE.md 10: no globals).
 struct CpdsOptions {
-  std::string command = "verify";  // "verify" or "test"
+  std::string command = "verify";  // "verify", "test" or "replay"
   std::string model;
   std::string init;    // default: the model's path with .init
   std::string spec;    // a .spec file naming the target
@@ -25,6 +25,7 @@ struct CpdsOptions {
   std::uint32_t rounds = 20;            // `test` only
   std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
   std::uint32_t max_delays = 10;        // `test` with iterative deepening
+  std::string replay_trace;             // `replay`: the trace file to re-execute
   std::string trace_out;                // write a violation's trace as JSON
 };
 

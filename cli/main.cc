@@ -67,6 +67,15 @@ int main(int argc, char** argv) {
   test->add_option("--max-delays", options.max_delays,
                    "the largest delay budget iterative deepening tries (default 10)");
 
+  CLI::App* replay = app.add_subcommand(
+      "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
+  replay->add_option("model", options.model, "the CPDS (.pds file)")->required();
+  replay->add_option("--trace", options.replay_trace, "the trace file")->required();
+  replay->add_option("--init", options.init, "initial state file (default: the model's .init)");
+  auto* replay_spec = replay->add_option("--spec", options.spec, "target (default: the trace's)");
+  replay->add_option("--target", options.target, "target 'g|t0,...' (default: the trace's)")
+      ->excludes(replay_spec);
+
   druba::cli::ComposeOptions compose_options;
   CLI::App* compose = app.add_subcommand(
       "compose", "build a CPDS instance from the PDA blocks (thread templates) of another file");
@@ -88,7 +97,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : druba::exit_code::kUsage;
   }
-  options.command = test->parsed() ? "test" : "verify";
+  options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
   std::signal(SIGINT, OnInterrupt);
   try {
     if (compose->parsed()) return druba::cli::RunCompose(compose_options);
