@@ -5,23 +5,11 @@
 #include <iostream>
 
 #include "common/diagnostics.h"
+#include "common/files.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 
 namespace druba::cli {
-namespace {
-
-void Write(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text).flush()) throw InputError({path, 0, 0}, "cannot write the file");
-  }
-  std::filesystem::rename(temp, path);
-}
-
-}  // namespace
-
 int RunCompose(const ComposeOptions& options) {
   Warnings warnings;
   const cpds::Cpds source = cpds::ParsePds(cpds::ReadFile(options.from), options.from, &warnings);
@@ -51,8 +39,8 @@ int RunCompose(const ComposeOptions& options) {
   cpds::ParseInit(options.init, "--init", instance);
   std::filesystem::path init_path(options.out);
   init_path.replace_extension(".init");
-  Write(options.out, text);
-  Write(init_path.string(), options.init + "\n");
+  WriteFileAtomically(options.out, text);
+  WriteFileAtomically(init_path.string(), options.init + "\n");
   std::cout << "wrote " << options.out << " (" << instance.threads.size() << " threads) and "
             << init_path.string() << "\n";
   return 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "abstraction/driver.h"
+#include "common/files.h"
 #include "common/json.h"
 #include "common/json_reader.h"
 #include "cpds/model.h"
@@ -56,18 +57,6 @@ Loaded Load(const CpdsOptions& options) {
     }
   }
   return out;
-}
-
-// Writes `text` to `path` through a temporary file, so a stopped run never leaves half a file.
-void WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError({path, 0, 0}, "cannot write the file");
-    out << text;
-    if (!out.flush()) throw InputError({path, 0, 0}, "cannot write the file");
-  }
-  std::filesystem::rename(temp, path);
 }
 
 std::string DumpAbstract(const CpdsDruba& run, const TopKAbstraction& abs) {
@@ -436,9 +425,9 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
     report.trace = run.Trace(*result.violation_record);
   }
   if (!options.dump_abstract.empty())
-    WriteAtomically(options.dump_abstract, DumpAbstract(run, abs));
+    WriteFileAtomically(options.dump_abstract, DumpAbstract(run, abs));
   if (!options.trace_out.empty() && !report.trace.empty()) {
-    WriteAtomically(options.trace_out, report.TraceFile());
+    WriteFileAtomically(options.trace_out, report.TraceFile());
   }
   std::cout << (options.json ? report.Json() : report.Human());
   std::cout.flush();
