@@ -32,6 +32,14 @@ std::string AlphaOf(const PlainState& s, std::uint32_t k) {
   return out;
 }
 
+PlainState ToPlain(const CpdsModel& model, const std::vector<Word>& words) {
+  PlainState s{words[0], {}};
+  for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+    s.stacks.push_back(model.stacks().Contents(words[1 + t]));
+  }
+  return s;
+}
+
 std::set<std::string> Described(const Druba<CpdsModel, TopKAbstraction>& run,
                                 const TopKAbstraction& abs) {
   std::set<std::string> out;
@@ -65,17 +73,12 @@ TEST(DriverTest, Ex8FollowsThePapersPathAndProvesSafe) {
 void ExpectTraceReplays(const cpds::Cpds& c, const CpdsModel& model,
                         const std::vector<TraceStep>& trace) {
   const auto n = static_cast<std::uint32_t>(c.threads.size());
-  auto plain = [&](const std::vector<Word>& words) {
-    PlainState s{words[0], {}};
-    for (std::uint32_t t = 0; t < n; ++t) s.stacks.push_back(model.stacks().Contents(words[1 + t]));
-    return s;
-  };
   std::uint32_t finder = n - 1;
   for (std::size_t i = 1; i < trace.size(); ++i) {
     const std::uint32_t thread = (finder + 1) % n;
     ASSERT_EQ(trace[i].thread, thread);
-    const PlainState before = plain(trace[i - 1].state);
-    const PlainState after = plain(trace[i].state);
+    const PlainState before = ToPlain(model, trace[i - 1].state);
+    const PlainState after = ToPlain(model, trace[i].state);
     if (trace[i].kind == TraceStep::Kind::kDelay) {
       ASSERT_EQ(before, after);
     } else {
@@ -248,16 +251,10 @@ TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
       ASSERT_EQ(druba.verdict, Verdict::kViolation);
       const auto trace = run.Trace(*exhaustive.violation_record);
       for (std::size_t slot = 1; slot < trace.size(); ++slot) {
-        const auto plain = [&](const std::vector<Word>& w) {
-          PlainState p{w[0], {}};
-          for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
-            p.stacks.push_back(model.stacks().Contents(w[1 + t]));
-          }
-          return p;
-        };
         const auto succ =
-            testing::PlainSuccessors(c, plain(trace[slot - 1].state), trace[slot].thread);
-        ASSERT_NE(std::find(succ.begin(), succ.end(), plain(trace[slot].state)), succ.end());
+            testing::PlainSuccessors(c, ToPlain(model, trace[slot - 1].state), trace[slot].thread);
+        ASSERT_NE(std::find(succ.begin(), succ.end(), ToPlain(model, trace[slot].state)),
+                  succ.end());
       }
     } else {
       ASSERT_NE(druba.verdict, Verdict::kViolation);
