@@ -400,6 +400,24 @@ int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
                     : options.mode == "explicit" ? Mode::kExplicit
                                                  : Mode::kDruba;
   CpdsDruba run(model, abs, &limits, mode);
+  if (options.progress) {
+    limits.SetProgress(
+        [&run, &limits, last_calls = std::uint64_t{0}, last_s = 0.0]() mutable {
+          const auto& ex = run.explorer();
+          const double now = limits.clock().Seconds();
+          const std::uint64_t calls = ex.stats().image_calls;
+          const double rate =
+              now > last_s ? static_cast<double>(calls - last_calls) / (now - last_s) : 0.0;
+          std::fprintf(stderr,
+                       "druba: %6.1f s  r=%u d=%u  %zu states  %zu abstract  %.0f successor "
+                       "calls/s  %.0f MB\n",
+                       now, ex.bounds().rounds, ex.bounds().delays, run.num_states(),
+                       run.abstract_states().size(), rate, CurrentRssMb());
+          last_calls = calls;
+          last_s = now;
+        },
+        1.0);
+  }
   RunResult result;
   if (options.command != "test" && mode == Mode::kExplicit) {
     result = run.Explicit([&](StateView state) -> std::string {

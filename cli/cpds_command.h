@@ -26,6 +26,7 @@ struct CpdsOptions {
   std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
   std::uint32_t max_delays = 10;        // `test` with iterative deepening
   std::string replay_trace;             // `replay`: the trace file to re-execute
+  bool progress = false;                // a progress line on stderr about once a second
   std::string trace_out;                // write a violation's trace as JSON
 };
 

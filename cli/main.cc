@@ -1,5 +1,7 @@
 // druba's command line: a thin layer over the library (STYLE.md 10).
+#include <unistd.h>
 #include <atomic>
+
 #include <csignal>
 #include <exception>
 #include <iostream>
@@ -30,6 +32,9 @@ void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
   app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_flag("--progress", o.progress,
+                "a progress line on stderr about once a second (default when stderr is a "
+                "terminal)");
   app->add_option("--dump-abstract", o.dump_abstract,
                   "write the reached abstract states, one per line, sorted");
   app->add_option("--time-limit", o.time_limit_s, "stop with 'unknown' after SEC seconds")
@@ -99,6 +104,7 @@ int main(int argc, char** argv) {
   }
   options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
   std::signal(SIGINT, OnInterrupt);
+  if (isatty(STDERR_FILENO) != 0) options.progress = true;
   try {
     if (compose->parsed()) return druba::cli::RunCompose(compose_options);
     return druba::cli::RunCpds(options, &g_interrupted);

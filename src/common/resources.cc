@@ -33,6 +33,10 @@ std::string Short(double value) {
 
 std::optional<std::string> LimitWatch::Check() {
   if (reason_) return reason_;
+  if (report_ && clock_.Seconds() - last_report_s_ >= interval_s_) {
+    last_report_s_ = clock_.Seconds();
+    report_();
+  }
   if (interrupted_ != nullptr && interrupted_->load(std::memory_order_relaxed)) {
     reason_ = "interrupted";
   } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {

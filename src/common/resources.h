@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,11 @@ class LimitWatch {
   }
   std::optional<std::string> Check();
   const Stopwatch& clock() const { return clock_; }
+  // Calls `report` from Check() whenever `interval_s` seconds have passed since the last call.
+  void SetProgress(std::function<void()> report, double interval_s) {
+    report_ = std::move(report);
+    interval_s_ = interval_s;
+  }
 
  private:
   static constexpr std::uint32_t kStride = 4096;
@@ -51,6 +57,9 @@ class LimitWatch {
   Stopwatch clock_;
   std::uint32_t calls_ = 0;
   std::optional<std::string> reason_;
+  std::function<void()> report_;
+  double interval_s_ = 1;
+  double last_report_s_ = 0;
 };
 
 }  // namespace druba
