@@ -32,6 +32,18 @@ std::string AlphaOf(const PlainState& s, std::uint32_t k) {
   return out;
 }
 
+// The visible target "shared state g, thread 0's top is `top0` (any top if nullopt), other stacks
+// anything".
+cpds::TargetPattern TargetOn(cpds::Shared g, std::size_t threads,
+                             std::optional<cpds::Symbol> top0) {
+  cpds::TargetPattern target{g, {}};
+  for (std::size_t t = 0; t < threads; ++t) {
+    target.stacks.push_back(t == 0 && top0 ? std::optional<cpds::Stack>(cpds::Stack{*top0})
+                                           : std::nullopt);
+  }
+  return target;
+}
+
 PlainState ToPlain(const CpdsModel& model, const std::vector<Word>& words) {
   PlainState s{words[0], {}};
   for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
@@ -103,12 +115,8 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
     // Half the runs look for a random visible target.
     std::optional<cpds::TargetPattern> target;
     if (i % 2 == 1) {
-      target = cpds::TargetPattern{
-          std::uniform_int_distribution<cpds::Shared>(0, c.shared_states - 1)(rng), {}};
-      for (std::size_t t = 0; t < c.threads.size(); ++t) {
-        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{0})
-                                        : std::nullopt);
-      }
+      const auto g = std::uniform_int_distribution<cpds::Shared>(0, c.shared_states - 1)(rng);
+      target = TargetOn(g, c.threads.size(), 0);
     }
     CpdsModel model(c, init);
     const TopKAbstraction abs(model, k, target);
@@ -164,12 +172,6 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
   RecordProperty("violation", violation);
 }
 
-}  // namespace
-}  // namespace druba
-
-namespace druba {
-namespace {
-
 // druba, ai and naive: three computations of the same answer (DESIGN.md section 6).
 TEST(DriverTest, ModesAgreeOnRandomPrograms) {
   std::mt19937 rng(4242);
@@ -179,11 +181,7 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
     auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
     std::optional<cpds::TargetPattern> target;
     if (i % 3 == 0) {
-      target = cpds::TargetPattern{0, {}};
-      for (std::size_t t = 0; t < c.threads.size(); ++t) {
-        target->stacks.push_back(t == 0 ? std::optional<cpds::Stack>(cpds::Stack{1})
-                                        : std::nullopt);
-      }
+      target = TargetOn(0, c.threads.size(), 1);
     }
     std::vector<std::set<std::string>> sets;
     std::vector<Verdict> verdicts;
@@ -211,12 +209,6 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
   EXPECT_GT(differing_work, 100);  // naive really recomputes
 }
 
-}  // namespace
-}  // namespace druba
-
-namespace druba {
-namespace {
-
 // Explicit search under free scheduling against DrUBA: where explicit finishes, a `safe` from
 // druba must have the same abstract set, and violations must be found by both.
 TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
@@ -227,8 +219,7 @@ TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
     auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
     std::optional<cpds::TargetPattern> target;
     if (i % 3 == 0) {
-      target = cpds::TargetPattern{1 % c.shared_states, {}};
-      for (std::size_t t = 0; t < c.threads.size(); ++t) target->stacks.emplace_back(std::nullopt);
+      target = TargetOn(1 % c.shared_states, c.threads.size(), std::nullopt);
     }
     CpdsModel druba_model(c, init);
     const std::uint32_t k = 1 + static_cast<std::uint32_t>(i % 2);
