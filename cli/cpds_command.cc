@@ -37,7 +37,7 @@ struct Loaded {
   Warnings warnings;
 };
 
-Loaded Load(const CpdsOptions& options) {
+Loaded Load(const RunOptions& options) {
   Loaded out;
   out.cpds = cpds::ParsePds(cpds::ReadFile(options.model), options.model, &out.warnings);
   const std::string init_path =
@@ -85,7 +85,7 @@ const char* KindName(TraceStep::Kind kind) {
 }
 
 struct Report {
-  const CpdsOptions& options;
+  const RunOptions& options;
   const Loaded& loaded;
   CpdsModel& model;
   const TopKAbstraction& abs;
@@ -286,9 +286,9 @@ struct Report {
 };
 
 // `druba replay`: re-execute a saved trace slot by slot on the concrete model.
-int Replay(const CpdsOptions& given) {
+int Replay(const RunOptions& given) {
   const JsonValue doc = ParseJson(cpds::ReadFile(given.replay_trace), given.replay_trace);
-  CpdsOptions options = given;
+  RunOptions options = given;
   if (options.spec.empty() && options.target.empty() && doc.Has("target")) {
     const std::string& target = doc.At("target").AsString();
     (std::filesystem::exists(target) ? options.spec : options.target) = target;
@@ -388,7 +388,7 @@ int Replay(const CpdsOptions& given) {
 
 }  // namespace
 
-int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted) {
+int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   if (options.command == "replay") return Replay(options);
   Loaded loaded = Load(options);
   for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";

@@ -1,4 +1,4 @@
-// `druba verify` and `druba test` on a CPDS: load, run, report.
+// `druba verify`, `test` and `replay` on a CPDS (.pds) model: load, run, report.
 #pragma once
 
 #include <atomic>
@@ -9,7 +9,7 @@
 namespace druba::cli {
 
 // Plain options for one run (STYLE.md 10: no globals).
-struct CpdsOptions {
+struct RunOptions {
   std::string command = "verify";  // "verify", "test" or "replay"
   std::string model;
   std::string init;    // default: the model's path with .init
@@ -28,9 +28,14 @@ struct CpdsOptions {
   std::string replay_trace;             // `replay`: the trace file to re-execute
   bool progress = false;                // a progress line on stderr about once a second
   std::string trace_out;                // write a violation's trace as JSON
+  // .drb models only.
+  std::string threads;                  // "N" (one count) or "N.." (every count from N)
+  std::string abstraction;              // which `abstraction` block (default: the first)
+  unsigned solver_timeout_ms = 20000;   // per solver query; a timeout is `unknown`
+  std::uint32_t max_threads = 8;        // "N..": the largest count the outer loop tries
 };
 
 // Returns the process exit code; throws InputError on bad input.
-int RunCpds(const CpdsOptions& options, const std::atomic<bool>* interrupted);
+int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted);
 
 }  // namespace druba::cli

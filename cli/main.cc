@@ -11,6 +11,7 @@
 #include "abstraction/verdict.h"
 #include "cli/compose_command.h"
 #include "cli/cpds_command.h"
+#include "cli/drb_command.h"
 #include "common/diagnostics.h"
 
 namespace {
@@ -21,8 +22,9 @@ extern "C" void OnInterrupt(int /*signal*/) {
   g_interrupted.store(true);
 }
 
-void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
-  app->add_option("model", o.model, "the CPDS (.pds file)")->required();
+void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
+  app->add_option("model", o.model, "the model: a CPDS (.pds) or an integer program (.drb)")
+      ->required();
   app->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
   auto* spec = app->add_option("--spec", o.spec, "a .spec file naming a target visible state");
   app->add_option("--target", o.target,
@@ -41,6 +43,15 @@ void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("--memory-limit", o.memory_limit_mb, "stop with 'unknown' above MB resident")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--threads", o.threads,
+                  ".drb: N threads, or N.. for every thread count from N (default: the file's)");
+  app->add_option("--abstraction", o.abstraction,
+                  ".drb: which abstraction block to use (default: the first)");
+  app->add_option("--solver-timeout", o.solver_timeout_ms,
+                  ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
+                  "(default 20000)");
+  app->add_option("--max-threads", o.max_threads,
+                  ".drb with --threads N..: the largest thread count to try (default 8)");
 }
 
 }  // namespace
@@ -48,7 +59,7 @@ void AddCommonOptions(CLI::App* app, druba::cli::CpdsOptions& o) {
 int main(int argc, char** argv) {
   CLI::App app{"druba: delay-bounded testing that grows into verification"};
   app.require_subcommand(1);
-  druba::cli::CpdsOptions options;
+  druba::cli::RunOptions options;
 
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
@@ -107,6 +118,7 @@ int main(int argc, char** argv) {
   if (isatty(STDERR_FILENO) != 0) options.progress = true;
   try {
     if (compose->parsed()) return druba::cli::RunCompose(compose_options);
+    if (options.model.ends_with(".drb")) return druba::cli::RunDrb(options, &g_interrupted);
     return druba::cli::RunCpds(options, &g_interrupted);
   } catch (const druba::InputError& e) {
     std::cerr << e.what() << "\n";

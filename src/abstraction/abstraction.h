@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "explore/state_store.h"
@@ -72,6 +73,7 @@ struct ClosureFailure {
   std::uint32_t thread = 0;
   std::uint32_t action = 0;
   std::vector<Word> to;
+  std::string undecided;  // set instead when a solver could not decide the closure test
 };
 
 // Def. 6: is `set` closed under the actions that disrespect `abs`? Counts the successor
@@ -90,13 +92,18 @@ std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
       ++*checks;
       if (!set.Find(to)) {
         failure =
-            ClosureFailure{{from.begin(), from.end()}, thread, action, {to.begin(), to.end()}};
+            ClosureFailure{{from.begin(), from.end()}, thread, action, {to.begin(), to.end()}, {}};
       }
     };
     if (all_actions) {
       oracle.ForEachAbstractSuccessor(from, check);
     } else {
       oracle.ForEachDisrespectSuccessor(from, check);
+    }
+    if constexpr (requires { oracle.undecided(); }) {
+      if (!failure && !oracle.undecided().empty()) {
+        failure = ClosureFailure{{from.begin(), from.end()}, 0, 0, {}, oracle.undecided()};
+      }
     }
   }
   return failure;

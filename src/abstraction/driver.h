@@ -101,7 +101,10 @@ class Druba {
     result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
     if (result.closure_failure) {
       result.verdict = Verdict::kUnknown;
-      result.reason = "the reached abstract states are not closed under a disrespecting action";
+      result.reason =
+          result.closure_failure->undecided.empty()
+              ? "the reached abstract states are not closed under a disrespecting action"
+              : "the closure test could not be decided: " + result.closure_failure->undecided;
     } else {
       result.verdict = Verdict::kSafe;
       result.reason = "1 round raise and " + std::to_string(n - 1) +

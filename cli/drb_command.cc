@@ -1,0 +1,493 @@
+#include "cli/drb_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abstraction/driver.h"
+#include "common/files.h"
+#include "common/json.h"
+#include "cpds/reader.h"
+#include "predabs/model.h"
+#include "predabs/parser.h"
+#include "predabs/predicate_abstraction.h"
+
+namespace druba::cli {
+namespace {
+
+using predabs::IntModel;
+using predabs::PredicateAbstraction;
+using DrbDruba = Druba<IntModel, PredicateAbstraction>;
+
+struct ThreadSpec {
+  std::uint32_t first = 0;
+  bool every_count_from_first = false;
+};
+
+ThreadSpec ParseThreads(const std::string& text, const predabs::Program& program) {
+  ThreadSpec spec;
+  if (text.empty()) {
+    spec.first = program.NumThreads();
+    return spec;
+  }
+  std::string digits = text;
+  if (digits.size() > 2 && digits.ends_with("..")) {
+    spec.every_count_from_first = true;
+    digits.resize(digits.size() - 2);
+  }
+  if (digits.empty() || digits.size() > 4 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw InputError({"--threads", 0, 0},
+                     "expected N or N.. (N a thread count), not '" + text + "'");
+  }
+  spec.first = static_cast<std::uint32_t>(std::stoul(digits));
+  if (spec.first == 0) throw InputError({"--threads", 0, 0}, "the thread count must be at least 1");
+  if (program.templates.size() != 1 && spec.first != program.NumThreads()) {
+    throw InputError({"--threads", 0, 0},
+                     "the model has several thread templates; their counts are fixed in the file");
+  }
+  if (spec.every_count_from_first && !program.symmetric) {
+    throw InputError({"--threads", 0, 0},
+                     "--threads N.. needs a symmetric program: one thread template, no `self` and "
+                     "no fixed thread index in the code or the abstraction");
+  }
+  return spec;
+}
+
+const char* KindName(TraceStep::Kind kind) {
+  switch (kind) {
+    case TraceStep::Kind::kInitial:
+      return "initial";
+    case TraceStep::Kind::kStep:
+      return "step";
+    case TraceStep::Kind::kStutter:
+      return "stutter";
+    case TraceStep::Kind::kDelay:
+      return "delay";
+  }
+  return "?";
+}
+
+const char* FailureText(predabs::Failure f) {
+  switch (f) {
+    case predabs::Failure::kAssert:
+      return "the assertion fails";
+    case predabs::Failure::kDivisionByZero:
+      return "division by zero";
+    case predabs::Failure::kNegativeNat:
+      return "a nat variable would become negative";
+    case predabs::Failure::kBadIndex:
+      return "a thread index out of range";
+    case predabs::Failure::kNone:
+      break;
+  }
+  return "";
+}
+
+struct TraceLine {
+  TraceStep::Kind kind;
+  std::uint32_t thread;
+  std::string label;
+  std::uint32_t line = 0;
+  std::string statement;
+  std::uint32_t rounds;
+  std::uint32_t delays;
+  std::string state;
+  std::string changes;
+  std::string failure;
+};
+
+// Everything the report needs from one thread count's run, copied out of the run.
+struct OneRun {
+  std::uint32_t n = 0;
+  RunResult result;
+  std::size_t concrete = 0;
+  std::size_t keys = 0;
+  std::unique_ptr<StateStore> set;
+  std::vector<std::string> abstract_lines;
+  std::vector<std::string> disrespecting;
+  std::size_t num_actions = 0;
+  predabs::SolverStats solver;
+  std::string closure_from;
+  std::string closure_action;
+  std::string closure_to;
+  std::vector<TraceLine> trace;
+};
+
+OneRun RunOne(const RunOptions& options, const predabs::Program& program,
+              const predabs::AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits) {
+  OneRun out;
+  out.n = n;
+  IntModel model(program, n);
+  const PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
+  const Mode mode = options.mode == "ai"         ? Mode::kAi
+                    : options.mode == "naive"    ? Mode::kNaive
+                    : options.mode == "explicit" ? Mode::kExplicit
+                                                 : Mode::kDruba;
+  DrbDruba run(model, abs, &limits, mode);
+  if (options.progress) {
+    limits.SetProgress(
+        [&run, &limits, n]() {
+          const auto& ex = run.explorer();
+          std::fprintf(stderr,
+                       "druba: %6.1f s  threads=%u r=%u d=%u  %zu states  %zu abstract  %.0f MB\n",
+                       limits.clock().Seconds(), n, ex.bounds().rounds, ex.bounds().delays,
+                       run.num_states(), run.abstract_states().size(), CurrentRssMb());
+        },
+        1.0);
+  }
+  if (options.command == "test") {
+    out.result = options.delays ? run.Bounded({options.rounds, *options.delays})
+                                : run.Deepen(options.rounds, options.max_delays);
+  } else if (mode == Mode::kExplicit) {
+    out.result = run.Explicit([&](StateView state) -> std::string {
+      if (!model.HasBigValue(state)) return {};
+      return "explicit: a value left the machine-word range; the state space may be infinite, "
+             "which explicit search cannot handle";
+    });
+  } else {
+    out.result = run.Verify();
+  }
+  out.concrete = run.num_states();
+  out.keys = mode == Mode::kExplicit ? run.num_states() : run.explorer().num_keys();
+  const StateStore& set = run.abstract_states();
+  out.set = std::make_unique<StateStore>(abs.width());
+  for (std::uint32_t id = 0; id < set.size(); ++id) {
+    out.set->FindOrInsert(set.Get(id));
+    out.abstract_lines.push_back(abs.Describe(set.Get(id)));
+  }
+  std::sort(out.abstract_lines.begin(), out.abstract_lines.end());
+  if (out.result.verdict == Verdict::kSafe || out.result.closure_failure) {  // classified
+    for (const predabs::ActionClass& c : abs.Classes()) {
+      ++out.num_actions;
+      if (!c.respects) {
+        out.disrespecting.push_back(
+            abs.DescribeAction(c.other ? predabs::kOtherThread : c.thread, c.stmt) +
+            (c.undecided ? " [respect undecided]" : ""));
+      }
+    }
+  }
+  out.solver = abs.solver_stats();
+  if (out.result.closure_failure && out.result.closure_failure->undecided.empty()) {
+    const ClosureFailure& f = *out.result.closure_failure;
+    out.closure_from = abs.Describe(StateView(f.from));
+    out.closure_action = abs.DescribeAction(f.thread, f.action);
+    out.closure_to = abs.Describe(StateView(f.to));
+  }
+  if (out.result.violation_record) {
+    const std::vector<TraceStep> steps = run.Trace(*out.result.violation_record);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const TraceStep& s = steps[i];
+      TraceLine line{s.kind, s.thread, "",       0,
+                     "",     s.rounds, s.delays, model.DescribeState(StateView(s.state)),
+                     "",     ""};
+      if (s.kind == TraceStep::Kind::kStep) {
+        const predabs::Statement& st = program.statements[s.action];
+        line.label = st.label;
+        line.line = st.where.line;
+        line.statement = st.text;
+        line.changes = model.DescribeChanges(StateView(steps[i - 1].state), StateView(s.state));
+        if (s.state[model.PcSlot(s.thread)] == program.error_pc) {
+          line.failure =
+              FailureText(model.FailureOf(StateView(steps[i - 1].state), s.thread, s.action));
+        }
+      }
+      out.trace.push_back(std::move(line));
+    }
+  }
+  return out;
+}
+
+void WriteTraceJson(JsonWriter& w, const std::vector<TraceLine>& trace) {
+  w.BeginArray();
+  for (const TraceLine& t : trace) {
+    w.BeginObject();
+    w.Key("kind").String(KindName(t.kind));
+    w.Key("thread").UInt(t.thread);
+    if (t.kind == TraceStep::Kind::kStep) {
+      w.Key("label").String(t.label);
+      w.Key("line").UInt(t.line);
+      w.Key("statement").String(t.statement);
+      if (!t.failure.empty()) w.Key("failure").String(t.failure);
+    }
+    w.Key("rounds").UInt(t.rounds);
+    w.Key("delays").UInt(t.delays);
+    w.Key("state").String(t.state);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+std::string TraceText(const std::vector<TraceLine>& trace) {
+  std::string out = "trace (" + std::to_string(trace.size() - 1) + " slots):\n";
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const TraceLine& t = trace[i];
+    if (t.kind == TraceStep::Kind::kInitial) {
+      out += "  initial            " + t.state + "\n";
+      continue;
+    }
+    char head[64];
+    std::snprintf(head, sizeof head, "  %4zu  r%-3u T%-3u %-7s", i, t.rounds, t.thread,
+                  KindName(t.kind));
+    out += head;
+    if (t.kind == TraceStep::Kind::kStep) {
+      out += t.label + ": " + t.statement + " (line " + std::to_string(t.line) + ")";
+      if (!t.failure.empty()) out += "  FAILS: " + t.failure;
+      if (!t.changes.empty()) out += "  ->" + t.changes;
+    }
+    out += "\n";
+  }
+  out += "  reached            " + trace.back().state + "\n";
+  return out;
+}
+
+void WriteRunJson(JsonWriter& w, const OneRun& one) {
+  const RunResult& r = one.result;
+  w.BeginObject();
+  w.Key("threads").UInt(one.n);
+  w.Key("verdict").String(VerdictName(r.verdict));
+  w.Key("reason").String(r.reason);
+  w.Key("abstract_states").UInt(one.set->size());
+  w.Key("concrete_states").UInt(one.concrete);
+  w.Key("keys").UInt(one.keys);
+  w.Key("rounds").UInt(r.bounds.rounds);
+  w.Key("delays").UInt(r.bounds.delays);
+  w.Key("plateau_start").BeginObject();
+  w.Key("rounds").UInt(r.plateau_start.rounds);
+  w.Key("delays").UInt(r.plateau_start.delays);
+  w.EndObject();
+  w.Key("image_calls").UInt(r.image_calls);
+  w.Key("image_calls_final_plateau").UInt(r.image_calls - r.image_calls_before_plateau);
+  w.Key("closure_checks").UInt(r.closure_checks);
+  w.Key("solver_queries").UInt(one.solver.queries);
+  w.Key("solver_time_s").Double(one.solver.seconds);
+  w.Key("time_s").Double(r.time_s);
+  w.Key("disrespecting_actions").BeginArray();
+  for (const std::string& d : one.disrespecting) w.String(d);
+  w.EndArray();
+  if (!one.closure_from.empty()) {
+    w.Key("closure_failure").BeginObject();
+    w.Key("from").String(one.closure_from);
+    w.Key("action").String(one.closure_action);
+    w.Key("to").String(one.closure_to);
+    w.EndObject();
+  }
+  w.Key("schedule").BeginArray();
+  for (const RaiseEvent& e : r.schedule) {
+    w.BeginObject();
+    w.Key("raise").String(e.dim == RaiseEvent::Dim::kStart    ? "start"
+                          : e.dim == RaiseEvent::Dim::kRounds ? "rounds"
+                                                              : "delays");
+    w.Key("rounds").UInt(e.after.rounds);
+    w.Key("delays").UInt(e.after.delays);
+    w.Key("new_abstract").UInt(e.new_abstract);
+    w.Key("image_calls").UInt(e.image_calls);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!one.trace.empty()) {
+    w.Key("trace");
+    WriteTraceJson(w, one.trace);
+  }
+  w.EndObject();
+}
+
+std::string RunHuman(const OneRun& one, bool detail) {
+  const RunResult& r = one.result;
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "  %u threads: %s, %zu abstract states, %zu concrete states, (r,d) = (%u,%u), "
+                "%llu successor calls, %llu solver queries (%.2f s), %.3f s\n",
+                one.n, std::string(VerdictName(r.verdict)).c_str(), one.set->size(), one.concrete,
+                r.bounds.rounds, r.bounds.delays, static_cast<unsigned long long>(r.image_calls),
+                static_cast<unsigned long long>(one.solver.queries), one.solver.seconds, r.time_s);
+  out += buf;
+  if (!detail) return out;
+  if (r.verdict == Verdict::kSafe) {
+    std::snprintf(buf, sizeof buf,
+                  "    the abstract sets at (r,d) = (%u,%u) and (%u,%u) agree; %zu of %zu actions "
+                  "disrespect the abstraction; %llu of their abstract successors checked\n",
+                  r.plateau_start.rounds, r.plateau_start.delays, r.bounds.rounds, r.bounds.delays,
+                  one.disrespecting.size(), one.num_actions,
+                  static_cast<unsigned long long>(r.closure_checks));
+    out += buf;
+  }
+  if (!one.closure_from.empty()) {
+    out += "    reached abstract state (" + one.closure_from + ") has the successor (" +
+           one.closure_to + ") under " + one.closure_action + ", which was not reached\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
+  if (options.command == "replay") {
+    throw InputError({options.model, 0, 0}, "druba replay reads CPDS traces only so far");
+  }
+  const predabs::Program program =
+      predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
+  predabs::AbstractionSpec empty;
+  empty.name = "(none)";
+  const predabs::AbstractionSpec* spec = program.abstractions.empty() ? &empty : nullptr;
+  if (!options.abstraction.empty()) {
+    for (const auto& a : program.abstractions) {
+      if (a.name == options.abstraction) spec = &a;
+    }
+    if (spec == nullptr || spec == &empty) {
+      throw InputError({"--abstraction", 0, 0},
+                       "the model has no abstraction named '" + options.abstraction + "'");
+    }
+  } else if (spec == nullptr) {
+    spec = &program.abstractions.front();
+  }
+  const ThreadSpec threads = ParseThreads(options.threads, program);
+  if (threads.every_count_from_first && options.command == "test") {
+    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
+  }
+  LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
+  Stopwatch clock;
+
+  std::vector<OneRun> runs;
+  Verdict verdict = Verdict::kUnknown;
+  std::string reason;
+  std::optional<predabs::AllCountsResult> all;
+  const std::uint32_t last = threads.every_count_from_first
+                                 ? std::max(options.max_threads, threads.first + 1)
+                                 : threads.first;
+  for (std::uint32_t n = threads.first; n <= last; ++n) {
+    runs.push_back(RunOne(options, program, *spec, n, limits));
+    const OneRun& one = runs.back();
+    verdict = one.result.verdict;
+    reason = one.result.reason;
+    if (!threads.every_count_from_first || verdict != Verdict::kSafe) break;
+    if (runs.size() < 2) continue;
+    const StateStore& prev = *runs[runs.size() - 2].set;
+    bool same = prev.size() == one.set->size();
+    for (std::uint32_t id = 0; same && id < prev.size(); ++id)
+      same = one.set->Find(prev.Get(id)).has_value();
+    if (!same) {
+      verdict = Verdict::kUnknown;
+      reason = "the abstract set still changed from " + std::to_string(n - 1) + " to " +
+               std::to_string(n) + " threads (--max-threads " + std::to_string(last) + ")";
+      continue;
+    }
+    all = predabs::CheckAllThreadCounts(program, *spec, *one.set, threads.first,
+                                        options.solver_timeout_ms);
+    if (all->closed) {
+      verdict = Verdict::kSafe;
+      reason = "safe for every thread count >= " + std::to_string(threads.first) +
+               ": the abstract sets for " + std::to_string(n - 1) + " and " + std::to_string(n) +
+               " threads agree, every initial abstract state is reached, and the set is closed "
+               "under the actions that disrespect the abstraction across thread counts";
+    } else {
+      verdict = Verdict::kUnknown;
+      reason = "every thread count: " + all->reason;
+    }
+    break;
+  }
+  const OneRun& final_run = runs.back();
+
+  if (!options.dump_abstract.empty()) {
+    std::string text;
+    for (const std::string& line : final_run.abstract_lines) text += line + "\n";
+    WriteFileAtomically(options.dump_abstract, text);
+  }
+  if (!options.trace_out.empty() && !final_run.trace.empty()) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("druba_trace").UInt(1);
+    w.Key("model").String(options.model);
+    w.Key("threads").UInt(final_run.n);
+    w.Key("steps");
+    WriteTraceJson(w, final_run.trace);
+    w.EndObject();
+    WriteFileAtomically(options.trace_out, w.str() + "\n");
+  }
+
+  const std::string thread_text =
+      std::to_string(threads.first) + (threads.every_count_from_first ? ".." : "");
+  if (options.json) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("verdict").String(VerdictName(verdict));
+    w.Key("reason").String(reason);
+    w.Key("command").String(options.command);
+    w.Key("model").String(options.model);
+    w.Key("threads").String(thread_text);
+    w.Key("abstraction").String(spec->name);
+    w.Key("mode").String(options.mode);
+    w.Key("abstract_states").UInt(final_run.set->size());
+    w.Key("abstract_state_list").BeginArray();
+    for (const std::string& line : final_run.abstract_lines) w.String(line);
+    w.EndArray();
+    w.Key("concrete_states").UInt(final_run.concrete);
+    w.Key("rounds").UInt(final_run.result.bounds.rounds);
+    w.Key("delays").UInt(final_run.result.bounds.delays);
+    w.Key("time_s").Double(clock.Seconds());
+    w.Key("peak_rss_mb").Double(PeakRssMb());
+    w.Key("runs").BeginArray();
+    for (const OneRun& one : runs) WriteRunJson(w, one);
+    w.EndArray();
+    if (all) {
+      w.Key("all_thread_counts").BeginObject();
+      w.Key("from").UInt(threads.first);
+      w.Key("closed").Bool(all->closed);
+      w.Key("reason").String(all->reason);
+      w.Key("closure_checks").UInt(all->closure_checks);
+      w.Key("solver_queries").UInt(all->stats.queries);
+      w.Key("solver_time_s").Double(all->stats.seconds);
+      w.EndObject();
+    }
+    if (!final_run.trace.empty()) {
+      w.Key("trace");
+      WriteTraceJson(w, final_run.trace);
+    }
+    w.EndObject();
+    std::cout << w.str() << "\n";
+  } else {
+    std::string out = "druba " + options.command + ": " + options.model + ", threads " +
+                      thread_text + ", abstraction " + spec->name + "\n";
+    for (const OneRun& one : runs) out += RunHuman(one, &one == &final_run);
+    if (all) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "  every thread count >= %u: %s; %llu abstract successors checked, %llu solver "
+                    "queries (%.2f s)\n",
+                    threads.first, all->closed ? "closed" : "not closed",
+                    static_cast<unsigned long long>(all->closure_checks),
+                    static_cast<unsigned long long>(all->stats.queries), all->stats.seconds);
+      out += buf;
+      if (all->failure) {
+        out += "    reached abstract state (" +
+               predabs::DescribeAbstract(program, *spec, StateView(all->failure->from)) +
+               ") has the successor (" +
+               predabs::DescribeAbstract(program, *spec, StateView(all->failure->to)) +
+               "), which was not reached\n";
+      }
+    }
+    out += "verdict: " + std::string(VerdictName(verdict)) + " (" + reason + ")\n";
+    if (verdict == Verdict::kSafe || final_run.set->size() <= 64) {
+      out += "abstract states (" + std::to_string(final_run.set->size()) + "):\n";
+      for (const std::string& line : final_run.abstract_lines) out += "  " + line + "\n";
+    }
+    if (!final_run.disrespecting.empty()) {
+      out += "actions that disrespect the abstraction:\n";
+      for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
+    }
+    if (!final_run.trace.empty()) out += TraceText(final_run.trace);
+    if (verdict == Verdict::kBounded) {
+      out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
+    }
+    std::cout << out;
+  }
+  std::cout.flush();
+  return ExitCodeFor(verdict);
+}
+
+}  // namespace druba::cli

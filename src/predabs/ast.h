@@ -1,0 +1,151 @@
+// The `.drb` model language after parsing and name resolution: shared and thread-local integer,
+// natural and Boolean variables, thread templates of labelled atomic statements, and named
+// abstractions (tracked program counters and predicates). The grammar is in docs/drb.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+#include "common/diagnostics.h"
+
+namespace druba::predabs {
+
+using Int = boost::multiprecision::cpp_int;
+
+enum class Type : std::uint8_t { kInt, kNat, kBool };
+
+// What an expression denotes after type checking.
+enum class Sort : std::uint8_t { kInt, kBool, kPc };
+
+struct Expr {
+  enum class Kind : std::uint8_t {
+    kNumber,  // value
+    kBool,    // value (0 or 1)
+    kShared,  // var
+    kLocal,   // var; args[0] is the thread index, absent for the executing/viewing thread
+    kPc,      // args[0] is the thread index, absent for self
+    kLabel,   // value = the statement index the label names (compared with kPc only)
+    kSelf,    // the executing (or viewing) thread's index
+    kBound,   // var = the slot of the quantifier that binds it
+    kUnary,   // op, args[0]
+    kBinary,  // op, args[0], args[1]
+    kForall,  // var = slot, args[0] = body; exclude_self
+    kExists,  // as kForall
+    kCount,   // as kForall; an integer
+  };
+  enum class Op : std::uint8_t {
+    kNone,
+    kNeg,
+    kNot,
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kMod,
+    kEq,
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kAnd,
+    kOr,
+    kImplies,
+  };
+  Kind kind = Kind::kNumber;
+  Op op = Op::kNone;
+  Sort sort = Sort::kInt;
+  bool exclude_self = false;
+  std::uint32_t var = 0;
+  Int value;
+  std::vector<std::unique_ptr<Expr>> args;
+  SourceLocation where;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+// One step of a statement's body. A statement is one atomic action: its body runs to the end
+// (then control goes to the next statement) or to a goto; a false `assume` disables the path, a
+// false `assert` (or a runtime error) sends the thread to the error location.
+struct Op {
+  enum class Kind : std::uint8_t { kAssign, kAssume, kAssert, kIf, kChoice, kGoto };
+  struct Target {
+    bool local = false;
+    std::uint32_t var = 0;
+  };
+  Kind kind = Kind::kAssign;
+  std::vector<Target> targets;          // kAssign: written simultaneously
+  std::vector<ExprPtr> exprs;           // kAssign: right-hand sides; others: exprs[0] = condition
+  std::vector<std::vector<Op>> blocks;  // kIf: then, else; kChoice: the alternatives
+  std::uint32_t label = 0;              // kGoto: the target location
+  SourceLocation where;
+};
+
+struct Statement {
+  std::string label;  // as written, or "@line" when it had none
+  std::uint32_t thread_template = 0;
+  std::uint32_t next = 0;  // where control goes after the body
+  std::string text;        // the statement's source text, for traces
+  SourceLocation where;
+  std::vector<Op> body;
+};
+
+struct ThreadTemplate {
+  std::string name;
+  std::uint32_t count = 1;
+  std::uint32_t first = 0;  // its statements are [first, first + size)
+  std::uint32_t size = 0;
+  std::uint32_t end_pc = 0;  // the location of a finished thread
+  SourceLocation where;
+};
+
+struct Variable {
+  std::string name;
+  Type type = Type::kInt;
+  Int init;
+  SourceLocation where;
+};
+
+struct Predicate {
+  std::string name;  // as given, or the expression's text
+  ExprPtr expr;
+};
+
+struct TrackedPc {
+  std::optional<std::uint32_t> thread;  // none: the viewing thread (thread 0)
+};
+
+struct AbstractionSpec {
+  std::string name;
+  std::vector<TrackedPc> pcs;
+  std::vector<Predicate> predicates;
+  SourceLocation where;
+};
+
+struct Program {
+  std::string file;
+  std::vector<Variable> shared;
+  std::vector<Variable> locals;
+  std::vector<ThreadTemplate> templates;
+  std::vector<Statement> statements;
+  std::vector<AbstractionSpec> abstractions;
+  std::uint32_t num_slots = 0;  // quantifier slots
+  std::uint32_t error_pc = 0;   // the location of a thread that failed an assertion
+  // True when every thread runs one template, no code or predicate names `self` or a fixed
+  // thread index: then thread permutations map reachable states to reachable states.
+  bool symmetric = false;
+
+  std::uint32_t NumThreads() const {
+    std::uint32_t n = 0;
+    for (const ThreadTemplate& t : templates) n += t.count;
+    return n;
+  }
+  // The label of a location: a statement's, or "end"/"error".
+  std::string PcName(std::uint32_t pc) const;
+};
+
+}  // namespace druba::predabs

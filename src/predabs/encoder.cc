@@ -1,0 +1,409 @@
+#include "predabs/encoder.h"
+
+#include <stdexcept>
+
+namespace druba::predabs {
+
+ThreadCount Encoder::Symbolic(std::uint32_t min, std::vector<Term>& facts) {
+  ThreadCount c;
+  c.zero = s_.FreshThread("t0");
+  c.alive = s_.FreshThreadArray("alive", true);
+  std::vector<Term> distinct{c.zero};
+  facts.push_back(s_.Select(c.alive, c.zero));
+  for (std::uint32_t i = 1; i < min; ++i) {
+    const Term t = s_.FreshThread("t");
+    facts.push_back(s_.Select(c.alive, t));
+    for (const Term u : distinct) facts.push_back(s_.Not(s_.Eq(t, u)));
+    distinct.push_back(t);
+  }
+  return c;
+}
+
+SymState Encoder::FreshState(const std::string& tag, const ThreadCount& count) {
+  const auto array = [&](const std::string& name) {
+    return count.fixed ? s_.FreshIntArray(name) : s_.FreshThreadArray(name, false);
+  };
+  SymState out;
+  for (const Variable& v : program_.shared) out.shared.push_back(s_.FreshInt(tag + "." + v.name));
+  for (const Variable& v : program_.locals) out.locals.push_back(array(tag + "." + v.name));
+  out.pc = array(tag + ".pc");
+  return out;
+}
+
+Term Encoder::InRange(Term k, const ThreadCount& count) {
+  if (!count.fixed) return s_.Select(count.alive, k);
+  return s_.And({s_.Le(s_.Num(0), k), s_.Lt(k, count.n)});
+}
+
+std::uint32_t Encoder::TemplateOfThread(std::uint32_t thread) const {
+  if (program_.templates.size() == 1) return 0;
+  std::uint32_t seen = 0;
+  for (std::uint32_t t = 0; t < program_.templates.size(); ++t) {
+    seen += program_.templates[t].count;
+    if (thread < seen) return t;
+  }
+  throw std::logic_error("Encoder: thread index beyond the templates");
+}
+
+Term Encoder::PcRange(Term pc, std::uint32_t template_index) {
+  const ThreadTemplate& t = program_.templates[template_index];
+  return s_.Or({s_.And({s_.Le(s_.Num(t.first), pc), s_.Lt(pc, s_.Num(t.first + t.size))}),
+                s_.Eq(pc, s_.Num(t.end_pc))});
+}
+
+namespace {
+Term TypeOk(Solver& s, Type type, Term value) {
+  if (type == Type::kNat) return s.Le(s.Num(0), value);
+  if (type == Type::kBool) return s.And({s.Le(s.Num(0), value), s.Le(value, s.Num(1))});
+  return s.BoolValue(true);
+}
+}  // namespace
+
+Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
+  std::vector<Term> parts;
+  for (std::size_t v = 0; v < program_.shared.size(); ++v) {
+    parts.push_back(TypeOk(s_, program_.shared[v].type, state.shared[v]));
+  }
+  const auto per_thread = [&](Term i, std::uint32_t template_index) {
+    std::vector<Term> conj;
+    for (std::size_t v = 0; v < program_.locals.size(); ++v) {
+      conj.push_back(TypeOk(s_, program_.locals[v].type, s_.Select(state.locals[v], i)));
+    }
+    conj.push_back(PcRange(s_.Select(state.pc, i), template_index));
+    return s_.And(conj);
+  };
+  if (count.fixed) {
+    for (std::uint32_t i = 0; i < *count.fixed; ++i) {
+      parts.push_back(per_thread(s_.Num(i), TemplateOfThread(i)));
+    }
+  } else {
+    const Term i = FreshThread(count, "i");
+    parts.push_back(s_.Quantify(true, i, s_.Implies(InRange(i, count), per_thread(i, 0))));
+  }
+  return s_.And(parts);
+}
+
+Term Encoder::Initial(const SymState& state, const ThreadCount& count) {
+  std::vector<Term> parts;
+  for (std::size_t v = 0; v < program_.shared.size(); ++v) {
+    parts.push_back(s_.Eq(state.shared[v], s_.IntValue(program_.shared[v].init)));
+  }
+  const auto per_thread = [&](Term i, std::uint32_t template_index) {
+    std::vector<Term> conj;
+    for (std::size_t v = 0; v < program_.locals.size(); ++v) {
+      conj.push_back(s_.Eq(s_.Select(state.locals[v], i), s_.IntValue(program_.locals[v].init)));
+    }
+    conj.push_back(s_.Eq(s_.Select(state.pc, i), s_.Num(program_.templates[template_index].first)));
+    return s_.And(conj);
+  };
+  if (count.fixed) {
+    for (std::uint32_t i = 0; i < *count.fixed; ++i) {
+      parts.push_back(per_thread(s_.Num(i), TemplateOfThread(i)));
+    }
+  } else {
+    const Term i = FreshThread(count, "i");
+    parts.push_back(s_.Quantify(true, i, s_.Implies(InRange(i, count), per_thread(i, 0))));
+  }
+  return s_.And(parts);
+}
+
+Term Encoder::SameState(const SymState& a, const SymState& b) {
+  std::vector<Term> parts;
+  for (std::size_t v = 0; v < a.shared.size(); ++v)
+    parts.push_back(s_.Eq(a.shared[v], b.shared[v]));
+  for (std::size_t v = 0; v < a.locals.size(); ++v)
+    parts.push_back(s_.Eq(a.locals[v], b.locals[v]));
+  parts.push_back(s_.Eq(a.pc, b.pc));
+  return s_.And(parts);
+}
+
+Term Encoder::Eval(const Expr& expr, const SymState& state, const ThreadCount& count, Term self) {
+  std::vector<Term> slots(program_.num_slots, 0);
+  return EvalIn(expr, state, count, self, slots, nullptr);
+}
+
+namespace {
+bool IsComparison(Expr::Op op) {
+  return op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt || op == Expr::Op::kLe ||
+         op == Expr::Op::kGt || op == Expr::Op::kGe;
+}
+}  // namespace
+
+Term Encoder::AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,
+                      Term self, std::vector<Term>& slots) {
+  if (k <= 0) return s_.BoolValue(true);
+  if (k > 8) {
+    throw InputError(e.where,
+                     "with the thread count left symbolic, druba compares count(...) "
+                     "only with numbers up to 8");
+  }
+  const auto witnesses = static_cast<std::size_t>(k);
+  std::vector<Term> vars;
+  std::vector<Term> body;
+  for (std::size_t w = 0; w < witnesses; ++w) {
+    const Term i = FreshThread(count, "w");
+    vars.push_back(i);
+    body.push_back(InRange(i, count));
+    if (e.exclude_self) body.push_back(s_.Not(s_.Eq(i, self)));
+    for (std::size_t u = 0; u < w; ++u) body.push_back(s_.Not(s_.Eq(vars[u], i)));
+    slots[e.var] = i;
+    body.push_back(EvalIn(*e.args[0], state, count, self, slots, nullptr));
+  }
+  Term out = s_.And(body);
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) out = s_.Quantify(false, *it, out);
+  return out;
+}
+
+Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                     std::vector<Term>& slots, std::vector<Term>* errors) {
+  const auto thread_of = [&](const Expr& expr) -> Term {
+    if (expr.args.empty()) return self;
+    const Term index = EvalIn(*expr.args[0], state, count, self, slots, errors);
+    if (errors != nullptr && expr.args[0]->kind != Expr::Kind::kBound) {
+      errors->push_back(s_.Not(InRange(index, count)));
+    }
+    return index;
+  };
+  switch (e.kind) {
+    case Expr::Kind::kNumber:
+    case Expr::Kind::kLabel:
+      return s_.IntValue(e.value);
+    case Expr::Kind::kBool:
+      return s_.BoolValue(e.value != 0);
+    case Expr::Kind::kShared: {
+      const Term v = state.shared[e.var];
+      return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;
+    }
+    case Expr::Kind::kLocal: {
+      const Term v = s_.Select(state.locals[e.var], thread_of(e));
+      return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;
+    }
+    case Expr::Kind::kPc:
+      return s_.Select(state.pc, thread_of(e));
+    case Expr::Kind::kSelf:
+      return self;
+    case Expr::Kind::kBound:
+      return slots[e.var];
+    case Expr::Kind::kUnary: {
+      const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
+      return e.op == Expr::Op::kNot ? s_.Not(a) : s_.Apply(Fn::kNeg, {a});
+    }
+    case Expr::Kind::kBinary: {
+      if (!count.fixed && IsComparison(e.op) &&
+          (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount)) {
+        const bool left = e.args[0]->kind == Expr::Kind::kCount;
+        const Expr& c = *e.args[left ? 0 : 1];
+        const Expr& other = *e.args[left ? 1 : 0];
+        if (other.kind != Expr::Kind::kNumber) {
+          throw InputError(e.where,
+                           "with the thread count left symbolic, count(...) must be "
+                           "compared with a number");
+        }
+        Expr::Op op = e.op;  // normalise to count OP k
+        if (!left) {
+          op = op == Expr::Op::kLt   ? Expr::Op::kGt
+               : op == Expr::Op::kLe ? Expr::Op::kGe
+               : op == Expr::Op::kGt ? Expr::Op::kLt
+               : op == Expr::Op::kGe ? Expr::Op::kLe
+                                     : op;
+        }
+        const Int& k = other.value;
+        const auto at_least = [&](const Int& m) {
+          return AtLeast(c, m, state, count, self, slots);
+        };
+        switch (op) {
+          case Expr::Op::kGe:
+            return at_least(k);
+          case Expr::Op::kGt:
+            return at_least(k + 1);
+          case Expr::Op::kLe:
+            return s_.Not(at_least(k + 1));
+          case Expr::Op::kLt:
+            return s_.Not(at_least(k));
+          case Expr::Op::kEq:
+            return s_.And({at_least(k), s_.Not(at_least(k + 1))});
+          default:
+            return s_.Not(s_.And({at_least(k), s_.Not(at_least(k + 1))}));
+        }
+      }
+      const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
+      const Term b = EvalIn(*e.args[1], state, count, self, slots, errors);
+      switch (e.op) {
+        case Expr::Op::kAdd:
+          return s_.Apply(Fn::kAdd, {a, b});
+        case Expr::Op::kSub:
+          return s_.Apply(Fn::kSub, {a, b});
+        case Expr::Op::kMul:
+          return s_.Apply(Fn::kMul, {a, b});
+        case Expr::Op::kDiv:
+        case Expr::Op::kMod:
+          if (errors != nullptr) errors->push_back(s_.Eq(b, s_.Num(0)));
+          return s_.Apply(e.op == Expr::Op::kDiv ? Fn::kDiv : Fn::kMod, {a, b});
+        case Expr::Op::kEq:
+          return s_.Eq(a, b);
+        case Expr::Op::kNe:
+          return s_.Not(s_.Eq(a, b));
+        case Expr::Op::kLt:
+          return s_.Lt(a, b);
+        case Expr::Op::kLe:
+          return s_.Le(a, b);
+        case Expr::Op::kGt:
+          return s_.Lt(b, a);
+        case Expr::Op::kGe:
+          return s_.Le(b, a);
+        case Expr::Op::kAnd:
+          return s_.And({a, b});
+        case Expr::Op::kOr:
+          return s_.Or({a, b});
+        case Expr::Op::kImplies:
+          return s_.Implies(a, b);
+        default:
+          break;
+      }
+      throw std::logic_error("Encoder: bad binary operator");
+    }
+    case Expr::Kind::kForall:
+    case Expr::Kind::kExists:
+    case Expr::Kind::kCount: {
+      if (errors != nullptr && e.kind != Expr::Kind::kCount) {
+        // Inside statements the body is error-free (indices are bound variables), so the
+        // collected conditions would only be range checks that cannot fire; keep none.
+      }
+      if (count.fixed) {
+        std::vector<Term> parts;
+        for (std::uint32_t c = 0; c < *count.fixed; ++c) {
+          slots[e.var] = s_.Num(c);
+          Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);
+          const Term other = s_.Not(s_.Eq(s_.Num(c), self));
+          if (e.kind == Expr::Kind::kForall) {
+            parts.push_back(e.exclude_self ? s_.Implies(other, body) : body);
+          } else {
+            if (e.exclude_self) body = s_.And({other, body});
+            parts.push_back(e.kind == Expr::Kind::kExists ? body
+                                                          : s_.Ite(body, s_.Num(1), s_.Num(0)));
+          }
+        }
+        if (e.kind == Expr::Kind::kForall) return s_.And(parts);
+        if (e.kind == Expr::Kind::kExists) return s_.Or(parts);
+        Term sum = s_.Num(0);
+        for (const Term p : parts) sum = s_.Apply(Fn::kAdd, {sum, p});
+        return sum;
+      }
+      if (e.kind == Expr::Kind::kCount) {
+        throw InputError(e.where,
+                         "with the thread count left symbolic, count(...) must be "
+                         "compared with a number");
+      }
+      const Term i = FreshThread(count, "q");
+      slots[e.var] = i;
+      const Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);
+      std::vector<Term> guard{InRange(i, count)};
+      if (e.exclude_self) guard.push_back(s_.Not(s_.Eq(i, self)));
+      if (e.kind == Expr::Kind::kForall) {
+        return s_.Quantify(true, i, s_.Implies(s_.And(guard), body));
+      }
+      guard.push_back(body);
+      return s_.Quantify(false, i, s_.And(guard));
+    }
+  }
+  throw std::logic_error("Encoder: bad expression");
+}
+
+Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
+  if (ctx.post == nullptr) return s_.BoolValue(true);
+  std::vector<Term> parts;
+  for (std::size_t v = 0; v < env.shared.size(); ++v) {
+    parts.push_back(s_.Eq(ctx.post->shared[v], env.shared[v]));
+  }
+  for (std::size_t v = 0; v < env.locals.size(); ++v) {
+    parts.push_back(s_.Eq(ctx.post->locals[v], env.locals[v]));
+  }
+  parts.push_back(s_.Eq(ctx.post->pc, s_.Store(ctx.pre->pc, ctx.actor, target)));
+  return s_.And(parts);
+}
+
+Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
+  for (;;) {
+    Frame& top = frames.back();
+    if (top.index == top.block->size()) {
+      frames.pop_back();
+      if (frames.empty()) return Finish(ctx, env, s_.Num(program_.statements[ctx.stmt].next));
+      continue;
+    }
+    const Op& op = (*top.block)[top.index++];
+    const SymState now{env.shared, env.locals, ctx.pre->pc};
+    std::vector<Term> slots(program_.num_slots, 0);
+    std::vector<Term> errors;
+    const Term fail = Finish(ctx, env, s_.Num(program_.error_pc));
+    const auto guarded = [&](Term rest) {
+      return errors.empty() ? rest : s_.Ite(s_.Or(errors), fail, rest);
+    };
+    switch (op.kind) {
+      case Op::Kind::kAssign: {
+        std::vector<Term> values;
+        for (const ExprPtr& expr : op.exprs) {
+          values.push_back(EvalIn(*expr, now, *ctx.count, ctx.actor, slots, &errors));
+        }
+        Env next = env;
+        for (std::size_t i = 0; i < op.targets.size(); ++i) {
+          const Op::Target& target = op.targets[i];
+          const Variable& var =
+              target.local ? program_.locals[target.var] : program_.shared[target.var];
+          Term value = values[i];
+          if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
+          if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
+          if (target.local) {
+            next.locals[target.var] = s_.Store(env.locals[target.var], ctx.actor, value);
+          } else {
+            next.shared[target.var] = value;
+          }
+        }
+        return guarded(Exec(ctx, frames, std::move(next)));
+      }
+      case Op::Kind::kAssume: {
+        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
+        return guarded(s_.And({c, Exec(ctx, frames, env)}));
+      }
+      case Op::Kind::kAssert: {
+        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
+        return guarded(s_.Ite(c, Exec(ctx, frames, env), fail));
+      }
+      case Op::Kind::kIf: {
+        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
+        std::vector<Frame> then_frames = frames;
+        then_frames.push_back({&op.blocks[0], 0});
+        std::vector<Frame> else_frames = frames;
+        else_frames.push_back({&op.blocks[1], 0});
+        return guarded(s_.Ite(c, Exec(ctx, std::move(then_frames), env),
+                              Exec(ctx, std::move(else_frames), env)));
+      }
+      case Op::Kind::kChoice: {
+        std::vector<Term> alternatives;
+        for (const auto& block : op.blocks) {
+          std::vector<Frame> f = frames;
+          f.push_back({&block, 0});
+          alternatives.push_back(Exec(ctx, std::move(f), env));
+        }
+        return s_.Or(alternatives);
+      }
+      case Op::Kind::kGoto:
+        return Finish(ctx, env, s_.Num(op.label));
+    }
+  }
+}
+
+Term Encoder::Step(std::uint32_t stmt, Term actor, const SymState& pre, const SymState& post,
+                   const ThreadCount& count) {
+  const Ctx ctx{stmt, actor, &pre, &post, &count};
+  const Term at = s_.Eq(s_.Select(pre.pc, actor), s_.Num(stmt));
+  return s_.And({at, Exec(ctx, {{&program_.statements[stmt].body, 0}}, {pre.shared, pre.locals})});
+}
+
+Term Encoder::Enabled(std::uint32_t stmt, Term actor, const SymState& pre,
+                      const ThreadCount& count) {
+  const Ctx ctx{stmt, actor, &pre, nullptr, &count};
+  const Term at = s_.Eq(s_.Select(pre.pc, actor), s_.Num(stmt));
+  return s_.And({at, Exec(ctx, {{&program_.statements[stmt].body, 0}}, {pre.shared, pre.locals})});
+}
+
+}  // namespace druba::predabs

@@ -1,0 +1,103 @@
+// Symbolic encoding of `.drb` programs for the solver: states, the well-formedness every reachable
+// state has, the initial states, expressions, and the transition relation of one statement
+// executed by one thread. The thread count is either fixed (quantifiers over threads are
+// expanded) or a solver variable (quantifiers stay quantifiers).
+//
+// The encoding follows IntModel (model.cc) exactly: integer division and modulo as in SMT-LIB,
+// a runtime error (division by zero, a nat going negative, a thread index out of range) sends
+// the thread to the error location with the state as it was before the failing step.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predabs/ast.h"
+#include "predabs/solver.h"
+
+namespace druba::predabs {
+
+using Term = Solver::Term;
+
+struct SymState {
+  std::vector<Term> shared;  // Int
+  std::vector<Term> locals;  // Int -> Int, indexed by thread
+  Term pc = 0;               // Int -> Int, indexed by thread
+};
+
+// Fixed: threads are the integers 0..n-1. Symbolic: threads are elements of an uninterpreted
+// sort, the program's threads are those in `alive`, and thread 0 is `zero`.
+struct ThreadCount {
+  std::optional<std::uint32_t> fixed;
+  Term n = 0;      // fixed: the numeral
+  Term zero = 0;   // thread 0
+  Term alive = 0;  // symbolic: Thread -> Bool
+};
+
+class Encoder {
+ public:
+  Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {}
+
+  Solver& solver() { return s_; }
+
+  ThreadCount Fixed(std::uint32_t n) { return {n, s_.Num(n), s_.Num(0), 0}; }
+  // A symbolic count of at least `min` threads; the constraints that say so go to `facts`.
+  ThreadCount Symbolic(std::uint32_t min, std::vector<Term>& facts);
+  SymState FreshState(const std::string& tag, const ThreadCount& count);
+  // A fresh thread variable (for quantifiers and symbolic actors).
+  Term FreshThread(const ThreadCount& count, const std::string& hint) {
+    return count.fixed ? s_.FreshInt(hint) : s_.FreshThread(hint);
+  }
+  Term ThreadNumber(const ThreadCount& count, std::uint32_t i) {
+    return i == 0 ? count.zero : s_.Num(i);
+  }
+
+  // Whether k is one of the program's threads.
+  Term InRange(Term k, const ThreadCount& count);
+  // Values of the declared types, locations of each thread's template, no thread failed.
+  Term WellFormed(const SymState& state, const ThreadCount& count);
+  Term Initial(const SymState& state, const ThreadCount& count);
+  Term SameState(const SymState& a, const SymState& b);
+
+  // An expression in `state` from the point of view of thread `self` (Int or Bool sort; a
+  // location is an Int). Throws InputError for a `count` that a symbolic thread count cannot
+  // encode.
+  Term Eval(const Expr& expr, const SymState& state, const ThreadCount& count, Term self);
+
+  // Statement `stmt` executed by thread `actor`: from `pre` (its pc at the statement) to `post`.
+  Term Step(std::uint32_t stmt, Term actor, const SymState& pre, const SymState& post,
+            const ThreadCount& count);
+  // Whether the statement has a successor for `actor` in `pre`.
+  Term Enabled(std::uint32_t stmt, Term actor, const SymState& pre, const ThreadCount& count);
+
+ private:
+  struct Env {
+    std::vector<Term> shared;
+    std::vector<Term> locals;
+  };
+  struct Frame {
+    const std::vector<Op>* block;
+    std::size_t index;
+  };
+  struct Ctx {
+    std::uint32_t stmt;
+    Term actor;
+    const SymState* pre;
+    const SymState* post;  // null: encode enabledness only
+    const ThreadCount* count;
+  };
+
+  Term Exec(const Ctx& ctx, std::vector<Frame> frames, Env env);
+  Term Finish(const Ctx& ctx, const Env& env, Term target);
+  Term EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+              std::vector<Term>& slots, std::vector<Term>* errors);
+  Term AtLeast(const Expr& count_expr, const Int& k, const SymState& state,
+               const ThreadCount& count, Term self, std::vector<Term>& slots);
+  Term PcRange(Term pc, std::uint32_t template_index);
+  std::uint32_t TemplateOfThread(std::uint32_t thread) const;
+
+  const Program& program_;
+  Solver& s_;
+};
+
+}  // namespace druba::predabs

@@ -1,0 +1,341 @@
+#include "predabs/model.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace druba::predabs {
+namespace {
+
+constexpr std::int64_t kSmallLimit = std::int64_t{1} << 30;
+
+// A runtime error inside a statement: the thread goes to the error location.
+struct RuntimeFailure {
+  Failure kind;
+};
+
+// SMT-LIB's integer division: a = b*q + r with 0 <= r < |b|.
+Int EuclidDiv(const Int& a, const Int& b) {
+  Int q = a / b;  // truncates toward zero
+  const Int r = a - b * q;
+  if (r < 0) q += b > 0 ? -1 : 1;
+  return q;
+}
+
+}  // namespace
+
+Word ValueTable::Encode(const Int& value) {
+  if (value >= -kSmallLimit && value < kSmallLimit) {
+    const auto v = static_cast<std::int32_t>(value);
+    return static_cast<Word>(v) << 1;
+  }
+  std::string key = value.str();
+  const auto [it, inserted] = index_.try_emplace(std::move(key), 0);
+  if (inserted) {
+    it->second = static_cast<Word>(bigs_.size() << 1 | 1U);
+    bigs_.push_back(value);
+  }
+  return it->second;
+}
+
+struct IntModel::Env {
+  std::vector<Word> words;
+  std::vector<std::pair<const std::vector<Op>*, std::size_t>> frames;
+  std::uint32_t thread = 0;
+};
+
+IntModel::IntModel(const Program& program, std::uint32_t num_threads)
+    : program_(program),
+      n_(num_threads),
+      base_(program.shared.size()),
+      stride_(1 + program.locals.size()),
+      width_(base_ + std::size_t{num_threads} * stride_) {
+  for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
+    const std::uint32_t count = program.templates.size() == 1 ? n_ : program.templates[t].count;
+    for (std::uint32_t c = 0; c < count; ++c) template_of_.push_back(t);
+  }
+  if (template_of_.size() != n_) {
+    throw std::logic_error("IntModel: the thread count does not match the templates");
+  }
+  initial_.resize(width_);
+  for (std::size_t v = 0; v < program.shared.size(); ++v) {
+    initial_[v] = values_.Encode(program.shared[v].init);
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    initial_[PcSlot(t)] = program.templates[template_of_[t]].first;
+    for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
+      initial_[LocalSlot(t, v)] = values_.Encode(program.locals[v].init);
+    }
+  }
+}
+
+Int IntModel::Eval(const Expr& expr, StateView state, std::uint32_t self) const {
+  std::vector<Int> slots(program_.num_slots);
+  return EvalIn(expr, state, self, slots);
+}
+
+Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
+                     std::vector<Int>& slots) const {
+  const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
+    if (expr.args.empty()) return self;
+    const Int index = EvalIn(*expr.args[0], state, self, slots);
+    if (index < 0 || index >= n_) throw RuntimeFailure{Failure::kBadIndex};
+    return static_cast<std::uint32_t>(index);
+  };
+  switch (e.kind) {
+    case Expr::Kind::kNumber:
+    case Expr::Kind::kBool:
+    case Expr::Kind::kLabel:
+      return e.value;
+    case Expr::Kind::kShared:
+      return values_.Decode(state[e.var]);
+    case Expr::Kind::kLocal:
+      return values_.Decode(state[LocalSlot(thread_of(e), e.var)]);
+    case Expr::Kind::kPc:
+      return Int(state[PcSlot(thread_of(e))]);
+    case Expr::Kind::kSelf:
+      return Int(self);
+    case Expr::Kind::kBound:
+      return slots[e.var];
+    case Expr::Kind::kUnary: {
+      const Int v = EvalIn(*e.args[0], state, self, slots);
+      return e.op == Expr::Op::kNot ? Int(v == 0 ? 1 : 0) : Int(-v);
+    }
+    case Expr::Kind::kBinary: {
+      const Int a = EvalIn(*e.args[0], state, self, slots);
+      if (e.op == Expr::Op::kAnd && a == 0) return 0;
+      if (e.op == Expr::Op::kOr && a != 0) return 1;
+      if (e.op == Expr::Op::kImplies && a == 0) return 1;
+      const Int b = EvalIn(*e.args[1], state, self, slots);
+      switch (e.op) {
+        case Expr::Op::kAdd:
+          return a + b;
+        case Expr::Op::kSub:
+          return a - b;
+        case Expr::Op::kMul:
+          return a * b;
+        case Expr::Op::kDiv:
+          if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+          return EuclidDiv(a, b);
+        case Expr::Op::kMod:
+          if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+          return a - b * EuclidDiv(a, b);
+        case Expr::Op::kEq:
+          return a == b ? 1 : 0;
+        case Expr::Op::kNe:
+          return a != b ? 1 : 0;
+        case Expr::Op::kLt:
+          return a < b ? 1 : 0;
+        case Expr::Op::kLe:
+          return a <= b ? 1 : 0;
+        case Expr::Op::kGt:
+          return a > b ? 1 : 0;
+        case Expr::Op::kGe:
+          return a >= b ? 1 : 0;
+        case Expr::Op::kAnd:
+        case Expr::Op::kOr:
+        case Expr::Op::kImplies:
+          return b != 0 ? 1 : 0;
+        default:
+          break;
+      }
+      throw std::logic_error("Eval: bad binary operator");
+    }
+    case Expr::Kind::kForall:
+    case Expr::Kind::kExists:
+    case Expr::Kind::kCount: {
+      Int count = 0;
+      for (std::uint32_t i = 0; i < n_; ++i) {
+        if (e.exclude_self && i == self) continue;
+        slots[e.var] = i;
+        const bool holds = EvalIn(*e.args[0], state, self, slots) != 0;
+        if (e.kind == Expr::Kind::kForall && !holds) return 0;
+        if (e.kind == Expr::Kind::kExists && holds) return 1;
+        if (holds) ++count;
+      }
+      if (e.kind == Expr::Kind::kForall) return 1;
+      if (e.kind == Expr::Kind::kExists) return 0;
+      return count;
+    }
+  }
+  throw std::logic_error("Eval: bad expression");
+}
+
+bool IntModel::AnyThreadFailed(StateView state) const {
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (state[PcSlot(t)] == program_.error_pc) return true;
+  }
+  return false;
+}
+
+bool IntModel::HasBigValue(StateView state) const {
+  for (std::size_t v = 0; v < base_; ++v) {
+    if ((state[v] & 1U) != 0) return true;
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
+      if ((state[LocalSlot(t, v)] & 1U) != 0) return true;
+    }
+  }
+  return false;
+}
+
+void IntModel::Successors(StateView state, std::uint32_t thread, SuccessorBuffer& out) {
+  out.actions.clear();
+  out.words.clear();
+  const std::uint32_t pc = state[PcSlot(thread)];
+  if (pc >= program_.statements.size()) return;  // finished or failed: it stutters
+  const Statement& statement = program_.statements[pc];
+  Env env;
+  env.words.assign(state.begin(), state.end());
+  env.thread = thread;
+  Run(statement.body, 0, env, pc, out);
+}
+
+void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::uint32_t action,
+                   SuccessorBuffer& out) {
+  const std::size_t pc_slot = PcSlot(env.thread);
+  const auto finish = [&](std::uint32_t target) {
+    env.words[pc_slot] = target;
+    out.actions.push_back(action);
+    out.words.insert(out.words.end(), env.words.begin(), env.words.end());
+  };
+  const auto fail = [&](Failure kind) {
+    last_failure_ = kind;
+    finish(program_.error_pc);
+  };
+  const std::vector<Op>* block = &ops;
+  std::size_t index = at;
+  std::vector<Int> slots(program_.num_slots);
+  try {
+    for (;;) {
+      if (index == block->size()) {
+        if (env.frames.empty()) {
+          finish(program_.statements[action].next);
+          return;
+        }
+        block = env.frames.back().first;
+        index = env.frames.back().second;
+        env.frames.pop_back();
+        continue;
+      }
+      const Op& op = (*block)[index++];
+      const StateView now(env.words);
+      switch (op.kind) {
+        case Op::Kind::kAssign: {
+          std::vector<Int> values;
+          values.reserve(op.exprs.size());
+          for (const ExprPtr& expr : op.exprs) {
+            values.push_back(EvalIn(*expr, now, env.thread, slots));
+          }
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const Op::Target& target = op.targets[i];
+            const Variable& var =
+                target.local ? program_.locals[target.var] : program_.shared[target.var];
+            if (var.type == Type::kNat && values[i] < 0) {
+              fail(Failure::kNegativeNat);  // nothing of this step is written
+              return;
+            }
+          }
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const Op::Target& target = op.targets[i];
+            const std::size_t slot = target.local ? LocalSlot(env.thread, target.var) : target.var;
+            env.words[slot] = values_.Encode(values[i]);
+          }
+          break;
+        }
+        case Op::Kind::kAssume:
+          if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) return;
+          break;
+        case Op::Kind::kAssert:
+          if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) {
+            fail(Failure::kAssert);
+            return;
+          }
+          break;
+        case Op::Kind::kIf: {
+          const bool taken = EvalIn(*op.exprs[0], now, env.thread, slots) != 0;
+          env.frames.emplace_back(block, index);
+          block = &op.blocks[taken ? 0 : 1];
+          index = 0;
+          break;
+        }
+        case Op::Kind::kChoice: {
+          env.frames.emplace_back(block, index);
+          for (const auto& alternative : op.blocks) {
+            Env copy = env;
+            Run(alternative, 0, copy, action, out);
+          }
+          return;
+        }
+        case Op::Kind::kGoto:
+          finish(op.label);
+          return;
+      }
+    }
+  } catch (const RuntimeFailure& failure) {
+    fail(failure.kind);
+  }
+}
+
+Failure IntModel::FailureOf(StateView before, std::uint32_t thread, std::uint32_t action) {
+  last_failure_ = Failure::kNone;
+  SuccessorBuffer buffer;
+  Env env;
+  env.words.assign(before.begin(), before.end());
+  env.thread = thread;
+  Run(program_.statements[action].body, 0, env, action, buffer);
+  return last_failure_;
+}
+
+std::string IntModel::ValueText(const Variable& var, Word word) const {
+  const Int v = values_.Decode(word);
+  if (var.type == Type::kBool) return v != 0 ? "true" : "false";
+  return v.str();
+}
+
+std::string IntModel::DescribeState(StateView state) const {
+  std::string out;
+  for (std::size_t v = 0; v < program_.shared.size(); ++v) {
+    if (!out.empty()) out += ' ';
+    out += program_.shared[v].name + "=" + ValueText(program_.shared[v], state[v]);
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    out += out.empty() ? "" : " | ";
+    out += "T" + std::to_string(t) + ": pc=" + program_.PcName(state[PcSlot(t)]);
+    for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
+      out += " " + program_.locals[v].name + "=" +
+             ValueText(program_.locals[v], state[LocalSlot(t, v)]);
+    }
+  }
+  return out;
+}
+
+std::string IntModel::DescribeAction(std::uint32_t thread, std::uint32_t action) const {
+  const Statement& s = program_.statements[action];
+  return "T" + std::to_string(thread) + " " + s.label + ": " + s.text + " (line " +
+         std::to_string(s.where.line) + ")";
+}
+
+std::string IntModel::DescribeChanges(StateView before, StateView after) const {
+  std::string out;
+  for (std::size_t v = 0; v < program_.shared.size(); ++v) {
+    if (before[v] != after[v]) {
+      out += " " + program_.shared[v].name + "=" + ValueText(program_.shared[v], after[v]);
+    }
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (before[PcSlot(t)] != after[PcSlot(t)]) {
+      out += " T" + std::to_string(t) + ".pc=" + program_.PcName(after[PcSlot(t)]);
+    }
+    for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
+      const std::size_t slot = LocalSlot(t, v);
+      if (before[slot] != after[slot]) {
+        out += " T" + std::to_string(t) + "." + program_.locals[v].name + "=" +
+               ValueText(program_.locals[v], after[slot]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace druba::predabs

@@ -1,0 +1,108 @@
+// The explicit-state semantics of a `.drb` program with a fixed number of threads, as an
+// ExplorableModel (explore/explorer.h).
+//
+// A state is a word vector: the shared variables, then per thread its location (pc) and its
+// locals. Integers are unbounded: a word holds a value in [-2^30, 2^30) directly (the fast path,
+// low bit 0) or, low bit 1, the index of an interned big integer (Boost.Multiprecision).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "explore/state_store.h"
+#include "predabs/ast.h"
+
+namespace druba::predabs {
+
+class ValueTable {
+ public:
+  Word Encode(const Int& value);
+  Int Decode(Word word) const {
+    if ((word & 1U) == 0) return Int(static_cast<std::int32_t>(word) >> 1);
+    return bigs_[word >> 1];
+  }
+  std::size_t num_big() const { return bigs_.size(); }
+
+ private:
+  std::vector<Int> bigs_;
+  absl::flat_hash_map<std::string, Word> index_;
+};
+
+// Why a thread went to the error location.
+enum class Failure : std::uint8_t { kNone, kAssert, kDivisionByZero, kNegativeNat, kBadIndex };
+
+class IntModel {
+ public:
+  IntModel(const Program& program, std::uint32_t num_threads);
+
+  // ExplorableModel.
+  std::uint32_t num_threads() const { return n_; }
+  std::size_t state_width() const { return width_; }
+  template <class F>
+  void ForEachInitial(F&& yield) {
+    yield(StateView(initial_));
+  }
+  template <class F>
+  void ForEachSuccessor(StateView state, std::uint32_t thread, F&& yield) {
+    Successors(state, thread, successors_);
+    for (std::size_t i = 0; i < successors_.actions.size(); ++i) {
+      yield(successors_.actions[i], StateView(successors_.words.data() + i * width_, width_));
+    }
+  }
+
+  const Program& program() const { return program_; }
+  ValueTable& values() { return values_; }
+  const ValueTable& values() const { return values_; }
+
+  // Layout.
+  std::size_t PcSlot(std::uint32_t thread) const { return base_ + std::size_t{thread} * stride_; }
+  std::size_t LocalSlot(std::uint32_t thread, std::uint32_t var) const {
+    return PcSlot(thread) + 1 + var;
+  }
+  std::uint32_t TemplateOf(std::uint32_t thread) const { return template_of_[thread]; }
+
+  // Expression evaluation in `state` from the point of view of thread `self`.
+  Int Eval(const Expr& expr, StateView state, std::uint32_t self) const;
+  bool Holds(const Expr& expr, StateView state, std::uint32_t self) const {
+    return Eval(expr, state, self) != 0;
+  }
+  bool AnyThreadFailed(StateView state) const;
+  // Whether some variable holds a value outside [-2^30, 2^30).
+  bool HasBigValue(StateView state) const;
+  // Why `thread`'s statement `action` led from `before` to the error location.
+  Failure FailureOf(StateView before, std::uint32_t thread, std::uint32_t action);
+
+  // "m=1 s=0 | T0: pc=2 l=0 | T1: ..."
+  std::string DescribeState(StateView state) const;
+  std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
+  std::string DescribeChanges(StateView before, StateView after) const;
+
+ private:
+  struct SuccessorBuffer {
+    std::vector<std::uint32_t> actions;
+    std::vector<Word> words;
+  };
+  struct Env;
+
+  void Successors(StateView state, std::uint32_t thread, SuccessorBuffer& out);
+  void Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::uint32_t action,
+           SuccessorBuffer& out);
+  Int EvalIn(const Expr& expr, StateView state, std::uint32_t self, std::vector<Int>& slots) const;
+  std::string ValueText(const Variable& var, Word word) const;
+
+  const Program& program_;
+  std::uint32_t n_;
+  std::size_t base_;
+  std::size_t stride_;
+  std::size_t width_;
+  std::vector<std::uint32_t> template_of_;
+  std::vector<Word> initial_;
+  ValueTable values_;
+  SuccessorBuffer successors_;
+  Failure last_failure_ = Failure::kNone;
+};
+
+}  // namespace druba::predabs

@@ -1,0 +1,443 @@
+#include "predabs/predicate_abstraction.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "common/resources.h"
+#include "predabs/encoder.h"
+#include "predabs/solver.h"
+
+namespace druba::predabs {
+
+// The solver side of the abstraction, for one thread count (fixed) or all counts >= min.
+class Checker {
+ public:
+  Checker(const Program& program, const AbstractionSpec& spec, std::optional<std::uint32_t> fixed,
+          std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats)
+      : program_(program),
+        spec_(spec),
+        fixed_(fixed),
+        min_(min_threads),
+        solver_(MakeZ3Solver(timeout_ms)),
+        s_(*solver_),
+        enc_(program, *solver_),
+        stats_(stats) {}
+
+  std::vector<ActionClass> Classify() {
+    std::vector<ActionClass> out;
+    const auto add = [&](std::uint32_t stmt, std::uint32_t thread, bool other) {
+      ActionClass c{stmt, thread, other, false, false};
+      const SatResult r = RespectQuery(c);
+      c.respects = r == SatResult::kUnsat;
+      c.undecided = r == SatResult::kUnknown;
+      out.push_back(c);
+    };
+    const auto num_statements = static_cast<std::uint32_t>(program_.statements.size());
+    if (program_.symmetric) {
+      for (std::uint32_t stmt = 0; stmt < num_statements; ++stmt) add(stmt, 0, false);
+      if (!fixed_ || *fixed_ >= 2) {
+        for (std::uint32_t stmt = 0; stmt < num_statements; ++stmt) add(stmt, 1, true);
+      }
+    } else {
+      if (!fixed_) throw std::logic_error("Checker: a symbolic thread count needs symmetry");
+      std::uint32_t thread = 0;
+      for (const ThreadTemplate& t : program_.templates) {
+        const std::uint32_t copies = program_.templates.size() == 1 ? *fixed_ : t.count;
+        for (std::uint32_t c = 0; c < copies; ++c, ++thread) {
+          for (std::uint32_t stmt = t.first; stmt < t.first + t.size; ++stmt) {
+            add(stmt, thread, false);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  // All abstract successors of `abstract` under `c`; false (and *why) when undecided. With a
+  // symbolic thread count the view invariant is first assumed for the acting thread only
+  // (quantifier-free and fast); only when that admits a successor outside `reached` is the
+  // query repeated with every thread's view (quantified, more precise, slower). Both are sound:
+  // a weaker assumption only admits more successors.
+  bool Enumerate(const ActionClass& c, StateView abstract, const StateStore* reached,
+                 std::vector<std::vector<Word>>* out, std::string* why) {
+    if (abstract.back() != 0) return true;  // failed states are not expanded
+    if (!c.other && !TrackedPcAllows(c, abstract)) return true;
+    const bool two_tries = !fixed_ && reached != nullptr && program_.symmetric;
+    SatResult r = EnumerateWith(c, abstract, reached, /*all_views=*/!two_tries, out);
+    if (two_tries) {
+      const bool escapes =
+          r == SatResult::kUnknown || std::any_of(out->begin(), out->end(), [&](const auto& to) {
+            return !reached->Find(StateView(to));
+          });
+      if (escapes) {
+        std::vector<std::vector<Word>> precise;
+        const SatResult again = EnumerateWith(c, abstract, reached, /*all_views=*/true, &precise);
+        if (again != SatResult::kUnknown) {
+          *out = std::move(precise);
+          r = again;
+        }
+      }
+    }
+    if (r != SatResult::kUnknown) return true;
+    *why = "the solver returned unknown (" + s_.ReasonUnknown() +
+           ") for the abstract successors of " + DescribeAbstract(program_, spec_, abstract) +
+           " under " + DescribeClass(c);
+    return false;
+  }
+
+  bool InitialStates(std::vector<std::vector<Word>>* out, std::string* why) {
+    std::vector<Term> constraints;
+    const ThreadCount count = Count(constraints);
+    const SymState st = enc_.FreshState("init", count);
+    constraints.push_back(enc_.Initial(st, count));
+    const std::vector<Term> alpha = Alpha(st, count, count.zero, s_.BoolValue(false));
+    if (AllSat(constraints, alpha, out) == SatResult::kUnknown) {
+      *why = "the solver returned unknown (" + s_.ReasonUnknown() +
+             ") for the abstract initial states";
+      return false;
+    }
+    return true;
+  }
+
+  std::string DescribeClass(const ActionClass& c) const {
+    const Statement& s = program_.statements[c.stmt];
+    const std::string who = c.other ? "another thread" : "thread " + std::to_string(c.thread);
+    return who + " executing " + s.label + ": " + s.text + " (line " +
+           std::to_string(s.where.line) + ")";
+  }
+
+ private:
+  ThreadCount Count(std::vector<Term>& constraints) {
+    if (fixed_) return enc_.Fixed(*fixed_);
+    return enc_.Symbolic(min_, constraints);
+  }
+
+  bool TrackedPcAllows(const ActionClass& c, StateView abstract) const {
+    for (std::size_t i = 0; i < spec_.pcs.size(); ++i) {
+      const std::uint32_t tracked = spec_.pcs[i].thread.value_or(0);
+      if (tracked == c.thread && abstract[i] != c.stmt) return false;
+    }
+    return true;
+  }
+
+  Term Actor(const ActionClass& c, const ThreadCount& count, std::vector<Term>& constraints) {
+    if (!c.other) return enc_.ThreadNumber(count, c.thread);
+    const Term j = enc_.FreshThread(count, "j");
+    constraints.push_back(enc_.InRange(j, count));
+    constraints.push_back(s_.Not(s_.Eq(j, count.zero)));
+    return j;
+  }
+
+  std::vector<Term> Alpha(const SymState& st, const ThreadCount& count, Term self, Term err) {
+    std::vector<Term> out;
+    for (const TrackedPc& pc : spec_.pcs) {
+      out.push_back(s_.Select(st.pc, pc.thread ? enc_.ThreadNumber(count, *pc.thread) : self));
+    }
+    for (const Predicate& p : spec_.predicates) out.push_back(enc_.Eval(*p.expr, st, count, self));
+    out.push_back(err);
+    return out;
+  }
+  Term AlphaIs(const std::vector<Term>& alpha, StateView words) {
+    std::vector<Term> parts;
+    for (std::size_t i = 0; i < spec_.pcs.size(); ++i) {
+      parts.push_back(s_.Eq(alpha[i], s_.Num(words[i])));
+    }
+    for (std::size_t i = spec_.pcs.size(); i < alpha.size(); ++i) {
+      parts.push_back(words[i] != 0 ? alpha[i] : s_.Not(alpha[i]));
+    }
+    return s_.And(parts);
+  }
+  Term AlphaSame(const std::vector<Term>& a, const std::vector<Term>& b) {
+    std::vector<Term> parts;
+    for (std::size_t i = 0; i < a.size(); ++i) parts.push_back(s_.Eq(a[i], b[i]));
+    return s_.And(parts);
+  }
+  Term Member(const std::vector<Term>& alpha, const StateStore& reached) {
+    std::vector<Term> options;
+    for (std::uint32_t id = 0; id < reached.size(); ++id) {
+      const StateView b = reached.Get(id);
+      if (b.back() == 0) options.push_back(AlphaIs(alpha, b));
+    }
+    return s_.Or(options);
+  }
+
+  SatResult RespectQuery(const ActionClass& c) {
+    std::vector<Term> k;
+    const ThreadCount count1 = Count(k);
+    const ThreadCount count2 = fixed_ ? count1 : Count(k);
+    const SymState pre1 = enc_.FreshState("a", count1);
+    const SymState pre2 = enc_.FreshState("b", count2);
+    const SymState post1 = enc_.FreshState("a'", count1);
+    const SymState post2 = enc_.FreshState("b'", count2);
+    k.push_back(enc_.WellFormed(pre1, count1));
+    k.push_back(enc_.WellFormed(pre2, count2));
+    const Term actor1 = Actor(c, count1, k);
+    const Term actor2 = c.other && !fixed_ ? Actor(c, count2, k) : actor1;
+    const Term no = s_.BoolValue(false);
+    k.push_back(
+        AlphaSame(Alpha(pre1, count1, count1.zero, no), Alpha(pre2, count2, count2.zero, no)));
+    const auto total = [&](const SymState& pre, const SymState& post, Term actor,
+                           const ThreadCount& count) {
+      return s_.Or(
+          {enc_.Step(c.stmt, actor, pre, post, count),
+           s_.And({s_.Not(enc_.Enabled(c.stmt, actor, pre, count)), enc_.SameState(post, pre)})});
+    };
+    k.push_back(total(pre1, post1, actor1, count1));
+    k.push_back(total(pre2, post2, actor2, count2));
+    const Term err = s_.Num(program_.error_pc);
+    const Term err1 = s_.Eq(s_.Select(post1.pc, actor1), err);
+    const Term err2 = s_.Eq(s_.Select(post2.pc, actor2), err);
+    k.push_back(s_.Not(AlphaSame(Alpha(post1, count1, count1.zero, err1),
+                                 Alpha(post2, count2, count2.zero, err2))));
+    phase_ = "respect: " + DescribeClass(c);
+    s_.Push();
+    for (const Term t : k) s_.Assert(t);
+    const SatResult r = Timed([&] { return s_.Check(); });
+    s_.Pop();
+    return r;
+  }
+
+  SatResult EnumerateWith(const ActionClass& c, StateView abstract, const StateStore* reached,
+                          bool all_views, std::vector<std::vector<Word>>* out) {
+    phase_ = std::string(all_views ? "successors (all views) of " : "successors of ") +
+             DescribeAbstract(program_, spec_, abstract) + " under " + DescribeClass(c);
+    std::vector<Term> k;
+    const ThreadCount count = Count(k);
+    const SymState pre = enc_.FreshState("s", count);
+    const SymState post = enc_.FreshState("s'", count);
+    k.push_back(enc_.WellFormed(pre, count));
+    k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
+    const Term actor = Actor(c, count, k);
+    if (program_.symmetric && reached != nullptr) {
+      const Term no = s_.BoolValue(false);
+      if (fixed_) {
+        for (std::uint32_t t = 1; t < *fixed_; ++t) {
+          k.push_back(Member(Alpha(pre, count, s_.Num(t), no), *reached));
+        }
+      } else if (all_views) {
+        const Term t = enc_.FreshThread(count, "v");
+        k.push_back(s_.Quantify(
+            true, t,
+            s_.Implies(enc_.InRange(t, count), Member(Alpha(pre, count, t, no), *reached))));
+      } else if (c.other) {
+        k.push_back(Member(Alpha(pre, count, actor, no), *reached));
+      }
+    }
+    k.push_back(enc_.Step(c.stmt, actor, pre, post, count));
+    const Term err = s_.Eq(s_.Select(post.pc, actor), s_.Num(program_.error_pc));
+    return AllSat(k, Alpha(post, count, count.zero, err), out);
+  }
+
+  // Enumerates the valuations of `alpha` under `constraints`. Each component gets a fresh
+  // constant equal to it, and the model is read and blocked on those constants: a model's own
+  // evaluation of a quantified formula is not reliable, the constants' values are.
+  SatResult AllSat(const std::vector<Term>& constraints, const std::vector<Term>& components,
+                   std::vector<std::vector<Word>>* out) {
+    s_.Push();
+    for (const Term t : constraints) s_.Assert(t);
+    std::vector<Term> alpha;
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      const Term c = i < spec_.pcs.size() ? s_.FreshInt("alpha") : s_.FreshBool("alpha");
+      s_.Assert(s_.Eq(c, components[i]));
+      alpha.push_back(c);
+    }
+    SatResult r = SatResult::kSat;
+    while ((r = Timed([&] { return s_.Check(); })) == SatResult::kSat) {
+      std::vector<Word> words(alpha.size());
+      for (std::size_t i = 0; i < spec_.pcs.size(); ++i) {
+        words[i] = static_cast<Word>(s_.ModelInt(alpha[i]));
+      }
+      for (std::size_t i = spec_.pcs.size(); i < alpha.size(); ++i) {
+        words[i] = s_.ModelBool(alpha[i]) ? 1 : 0;
+      }
+      if (debug_) {
+        std::fprintf(stderr, "druba:   model: %s\n",
+                     DescribeAbstract(program_, spec_, StateView(words)).c_str());
+      }
+      s_.Assert(s_.Not(AlphaIs(alpha, StateView(words))));
+      out->push_back(std::move(words));
+    }
+    s_.Pop();
+    return r;
+  }
+
+  template <class F>
+  SatResult Timed(F&& f) {
+    Stopwatch clock;
+    const SatResult r = f();
+    ++stats_->queries;
+    stats_->seconds += clock.Seconds();
+    if (debug_) {
+      std::fprintf(stderr, "druba: solver query %llu: %s in %.3f s (%s)\n",
+                   static_cast<unsigned long long>(stats_->queries),
+                   r == SatResult::kSat     ? "sat"
+                   : r == SatResult::kUnsat ? "unsat"
+                                            : "unknown",
+                   clock.Seconds(), phase_.c_str());
+    }
+    return r;
+  }
+  bool debug_ = std::getenv("DRUBA_DEBUG_SOLVER") != nullptr;
+  std::string phase_ = "initial states";
+
+  const Program& program_;
+  const AbstractionSpec& spec_;
+  std::optional<std::uint32_t> fixed_;
+  std::uint32_t min_;
+  std::unique_ptr<Solver> solver_;
+  Solver& s_;
+  Encoder enc_;
+  SolverStats* stats_;
+};
+
+namespace {
+
+void CheckIndices(const Program& program, const Expr& e, std::uint32_t n,
+                  const std::string& abstraction) {
+  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
+    const Expr& index = *e.args[0];
+    if (index.kind == Expr::Kind::kNumber && (index.value < 0 || index.value >= n)) {
+      throw InputError(index.where, "abstraction '" + abstraction + "' names thread " +
+                                        index.value.str() + ", but there are " + std::to_string(n) +
+                                        " threads");
+    }
+    if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound) {
+      throw InputError(index.where,
+                       "in a predicate a thread index must be a number or a "
+                       "quantified thread variable");
+    }
+  }
+  for (const ExprPtr& arg : e.args) CheckIndices(program, *arg, n, abstraction);
+}
+
+}  // namespace
+
+PredicateAbstraction::PredicateAbstraction(const IntModel& model, const AbstractionSpec& spec,
+                                           unsigned timeout_ms)
+    : model_(model), spec_(spec), timeout_ms_(timeout_ms) {
+  const std::uint32_t n = model.num_threads();
+  for (const TrackedPc& pc : spec.pcs) {
+    if (pc.thread && *pc.thread >= n) {
+      throw InputError(spec.where, "abstraction '" + spec.name + "' tracks pc[" +
+                                       std::to_string(*pc.thread) + "], but there are " +
+                                       std::to_string(n) + " threads");
+    }
+  }
+  for (const Predicate& p : spec.predicates) CheckIndices(model.program(), *p.expr, n, spec.name);
+}
+
+PredicateAbstraction::~PredicateAbstraction() = default;
+
+void PredicateAbstraction::Abstract(StateView state, std::span<Word> out) const {
+  std::size_t i = 0;
+  for (const TrackedPc& pc : spec_.pcs) out[i++] = state[model_.PcSlot(pc.thread.value_or(0))];
+  for (const Predicate& p : spec_.predicates) out[i++] = model_.Holds(*p.expr, state, 0) ? 1 : 0;
+  out[i] = model_.AnyThreadFailed(state) ? 1 : 0;
+}
+
+const std::vector<ActionClass>& PredicateAbstraction::Classes() const {
+  if (!classes_) {
+    if (!checker_) {
+      checker_ = std::make_unique<Checker>(model_.program(), spec_, model_.num_threads(), 0,
+                                           timeout_ms_, &stats_);
+    }
+    classes_ = checker_->Classify();
+  }
+  return *classes_;
+}
+
+void PredicateAbstraction::SuccessorsInto(const ActionClass& c, StateView abstract,
+                                          const StateStore& reached,
+                                          std::vector<std::vector<Word>>* out,
+                                          std::string* undecided) const {
+  Classes();
+  checker_->Enumerate(c, abstract, &reached, out, undecided);
+}
+
+std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec,
+                             StateView abstract) {
+  std::string out;
+  std::size_t i = 0;
+  for (const TrackedPc& pc : spec.pcs) {
+    if (!out.empty()) out += ", ";
+    out += (pc.thread ? "pc[" + std::to_string(*pc.thread) + "]" : std::string("pc")) + "=" +
+           program.PcName(abstract[i++]);
+  }
+  for (const Predicate& p : spec.predicates) {
+    if (!out.empty()) out += ", ";
+    const bool plain = p.name.find(' ') == std::string::npos;
+    out += abstract[i++] != 0 ? p.name : (plain ? "!" + p.name : "!(" + p.name + ")");
+  }
+  if (abstract[i] != 0) out += out.empty() ? "FAILED" : ", FAILED";
+  return out.empty() ? "(no predicates)" : out;
+}
+
+std::string PredicateAbstraction::Describe(StateView abstract) const {
+  return DescribeAbstract(model_.program(), spec_, abstract);
+}
+
+std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint32_t action) const {
+  const Statement& s = model_.program().statements[action];
+  const std::string who =
+      thread == kOtherThread ? "another thread" : "thread " + std::to_string(thread);
+  return who + " executing " + s.label + ": " + s.text + " (line " + std::to_string(s.where.line) +
+         ")";
+}
+
+AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
+                                     const StateStore& reached, std::uint32_t min_threads,
+                                     unsigned timeout_ms) {
+  AllCountsResult result;
+  if (!program.symmetric) {
+    result.reason =
+        "the program is not symmetric (several thread templates, `self`, or a fixed "
+        "thread index), so druba cannot argue about every thread count";
+    return result;
+  }
+  Checker checker(program, spec, std::nullopt, min_threads, timeout_ms, &result.stats);
+  std::string why;
+  std::vector<std::vector<Word>> initial;
+  if (!checker.InitialStates(&initial, &why)) {
+    result.reason = why;
+    return result;
+  }
+  for (auto& a : initial) {
+    if (!reached.Find(StateView(a))) result.bad_initial.push_back(std::move(a));
+  }
+  if (!result.bad_initial.empty()) {
+    result.reason =
+        "an initial abstract state of some thread count >= " + std::to_string(min_threads) +
+        " was not reached: " + DescribeAbstract(program, spec, StateView(result.bad_initial[0]));
+    return result;
+  }
+  result.classes = checker.Classify();
+  for (const ActionClass& c : result.classes) {
+    if (c.respects) continue;
+    for (std::uint32_t id = 0; id < reached.size(); ++id) {
+      const StateView from = reached.Get(id);
+      std::vector<std::vector<Word>> successors;
+      if (!checker.Enumerate(c, from, &reached, &successors, &why)) {
+        result.reason = why;
+        return result;
+      }
+      for (const auto& to : successors) {
+        ++result.closure_checks;
+        if (!reached.Find(StateView(to))) {
+          result.failure = ClosureFailure{
+              {from.begin(), from.end()}, c.other ? kOtherThread : c.thread, c.stmt, to, {}};
+          result.reason =
+              "with the thread count left symbolic, the reached abstract states are "
+              "not closed under " +
+              checker.DescribeClass(c);
+          return result;
+        }
+      }
+    }
+  }
+  result.closed = true;
+  return result;
+}
+
+}  // namespace druba::predabs
