@@ -50,7 +50,7 @@ ThreadSpec ParseThreads(const std::string& text, const predabs::Program& program
     throw InputError({"--threads", 0, 0},
                      "the model has several thread templates; their counts are fixed in the file");
   }
-  if (spec.every_count_from_first && !program.symmetric) {
+  if (spec.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
     throw InputError({"--threads", 0, 0},
                      "--threads N.. needs a symmetric program: one thread template, no `self` and "
                      "no fixed thread index in the code or the abstraction");
@@ -115,6 +115,7 @@ struct OneRun {
   std::string closure_from;
   std::string closure_action;
   std::string closure_to;
+  std::vector<std::string> all_failures;  // up to 20 breaks of closure
   std::vector<TraceLine> trace;
 };
 
@@ -177,6 +178,22 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
     out.closure_from = abs.Describe(StateView(f.from));
     out.closure_action = abs.DescribeAction(f.thread, f.action);
     out.closure_to = abs.Describe(StateView(f.to));
+    // Every break of closure, not only the first, to help choose better predicates.
+    std::string undecided;
+    for (const predabs::ActionClass& c : abs.Classes()) {
+      if (c.respects || !undecided.empty()) continue;
+      for (std::uint32_t id = 0; id < set.size() && undecided.empty(); ++id) {
+        abs.Successors(
+            c, set.Get(id), set,
+            [&](StateView to) {
+              if (set.Find(to) || out.all_failures.size() >= 20) return;
+              out.all_failures.push_back(
+                  "(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) + ") under " +
+                  abs.DescribeAction(c.other ? predabs::kOtherThread : c.thread, c.stmt));
+            },
+            &undecided);
+      }
+    }
   }
   if (out.result.violation_record) {
     const std::vector<TraceStep> steps = run.Trace(*out.result.violation_record);
@@ -275,6 +292,9 @@ void WriteRunJson(JsonWriter& w, const OneRun& one) {
     w.Key("action").String(one.closure_action);
     w.Key("to").String(one.closure_to);
     w.EndObject();
+    w.Key("closure_failures").BeginArray();
+    for (const std::string& f : one.all_failures) w.String(f);
+    w.EndArray();
   }
   w.Key("schedule").BeginArray();
   for (const RaiseEvent& e : r.schedule) {
@@ -320,6 +340,11 @@ std::string RunHuman(const OneRun& one, bool detail) {
   if (!one.closure_from.empty()) {
     out += "    reached abstract state (" + one.closure_from + ") has the successor (" +
            one.closure_to + ") under " + one.closure_action + ", which was not reached\n";
+    if (one.all_failures.size() > 1) {
+      out += "    every reached state with an unreached successor" +
+             std::string(one.all_failures.size() >= 20 ? " (the first 20)" : "") + ":\n";
+      for (const std::string& f : one.all_failures) out += "      " + f + "\n";
+    }
   }
   return out;
 }
@@ -332,8 +357,9 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
   }
   const predabs::Program program =
       predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
+  // Without an abstraction block: every thread's location (one thread's for N..).
   predabs::AbstractionSpec empty;
-  empty.name = "(none)";
+  empty.name = "(default: locations)";
   const predabs::AbstractionSpec* spec = program.abstractions.empty() ? &empty : nullptr;
   if (!options.abstraction.empty()) {
     for (const auto& a : program.abstractions) {
@@ -347,6 +373,13 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
     spec = &program.abstractions.front();
   }
   const ThreadSpec threads = ParseThreads(options.threads, program);
+  if (spec == &empty) {
+    const std::uint32_t tracked = threads.every_count_from_first ? 1 : threads.first;
+    for (std::uint32_t t = 0; t < tracked; ++t) {
+      empty.pcs.push_back({t == 0 ? std::nullopt : std::optional<std::uint32_t>(t)});
+    }
+    empty.symmetric = tracked == 1;
+  }
   if (threads.every_count_from_first && options.command == "test") {
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
@@ -472,11 +505,19 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
       }
     }
     out += "verdict: " + std::string(VerdictName(verdict)) + " (" + reason + ")\n";
-    if (verdict == Verdict::kSafe || final_run.set->size() <= 64) {
+    if (options.command == "verify" && (verdict == Verdict::kSafe || final_run.set->size() <= 64)) {
       out += "abstract states (" + std::to_string(final_run.set->size()) + "):\n";
       for (const std::string& line : final_run.abstract_lines) out += "  " + line + "\n";
     }
-    if (!final_run.disrespecting.empty()) {
+    if (all && !all->classes.empty()) {
+      out += "actions that disrespect the abstraction across thread counts:\n";
+      for (const predabs::ActionClass& c : all->classes) {
+        if (c.respects) continue;
+        const predabs::Statement& st = program.statements[c.stmt];
+        out += std::string("  ") + (c.other ? "another thread" : "thread 0") + " executing " +
+               st.label + ": " + st.text + (c.undecided ? " [respect undecided]" : "") + "\n";
+      }
+    } else if (!final_run.disrespecting.empty()) {
       out += "actions that disrespect the abstraction:\n";
       for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
     }

@@ -121,6 +121,8 @@ struct TrackedPc {
 
 struct AbstractionSpec {
   std::string name;
+  // No fixed thread index or `self`: thread permutations that fix thread 0 do not change it.
+  bool symmetric = true;
   std::vector<TrackedPc> pcs;
   std::vector<Predicate> predicates;
   SourceLocation where;
@@ -135,8 +137,8 @@ struct Program {
   std::vector<AbstractionSpec> abstractions;
   std::uint32_t num_slots = 0;  // quantifier slots
   std::uint32_t error_pc = 0;   // the location of a thread that failed an assertion
-  // True when every thread runs one template, no code or predicate names `self` or a fixed
-  // thread index: then thread permutations map reachable states to reachable states.
+  // True when every thread runs one template and no statement names `self` or a fixed thread
+  // index: then thread permutations map reachable states to reachable states.
   bool symmetric = false;
 
   std::uint32_t NumThreads() const {

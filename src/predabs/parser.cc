@@ -493,6 +493,8 @@ class Parser {
       if (other.name == spec.name) Fail(kw, "abstraction '" + spec.name + "' is declared twice");
     }
     Expect("{");
+    bool spec_asymmetric = false;
+    asymmetric_ = &spec_asymmetric;
     while (!Accept("}")) {
       if (AtEnd()) Fail(Cur(), "the abstraction's '{' is not closed");
       if (Accept("track")) {
@@ -501,7 +503,7 @@ class Parser {
         if (Accept("[")) {
           pc.thread = ExpectSmall("a thread index", 1000);
           Expect("]");
-          asymmetric_ = true;
+          spec.symmetric = false;
         }
         spec.pcs.push_back(pc);
       } else if (Accept("predicate")) {
@@ -523,6 +525,8 @@ class Parser {
       }
       Expect(";");
     }
+    asymmetric_ = &code_asymmetric_;
+    if (spec_asymmetric) spec.symmetric = false;
     program_.abstractions.push_back(std::move(spec));
   }
 
@@ -732,7 +736,7 @@ class Parser {
     ExprPtr index = ParseIntExpr();
     Expect("]");
     if (index->kind != Expr::Kind::kBound) {
-      asymmetric_ = true;
+      *asymmetric_ = true;
       if (index->kind != Expr::Kind::kNumber && index->kind != Expr::Kind::kSelf &&
           index->kind != Expr::Kind::kBinary) {
         Fail(at, "a thread index must be a number, 'self', a bound thread variable or arithmetic");
@@ -759,7 +763,7 @@ class Parser {
     e->where = where;
     if (Accept("self")) {
       e->kind = Expr::Kind::kSelf;
-      asymmetric_ = true;
+      *asymmetric_ = true;
       return e;
     }
     if (Accept("pc")) {
@@ -839,7 +843,7 @@ class Parser {
       if (!found) throw InputError(expr->where, "no statement has the label '" + name + "'");
       expr->value = *found;
     }
-    program_.symmetric = program_.templates.size() == 1 && !asymmetric_;
+    program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_;
   }
 
   static constexpr std::uint32_t kPendingBase = 0x80000000U;
@@ -855,7 +859,10 @@ class Parser {
   std::vector<PendingGoto> pending_gotos_;
   std::vector<std::pair<Expr*, std::string>> pending_labels_;
   std::vector<std::pair<std::string, std::uint32_t>> bound_;
-  bool asymmetric_ = false;
+  // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
+  // abstraction's being parsed.
+  bool code_asymmetric_ = false;
+  bool* asymmetric_ = &code_asymmetric_;
 };
 
 const char* OpText(Expr::Op op) {

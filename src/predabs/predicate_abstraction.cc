@@ -23,7 +23,8 @@ class Checker {
         solver_(MakeZ3Solver(timeout_ms)),
         s_(*solver_),
         enc_(program, *solver_),
-        stats_(stats) {}
+        stats_(stats),
+        symmetric_(program.symmetric && spec.symmetric) {}
 
   std::vector<ActionClass> Classify() {
     std::vector<ActionClass> out;
@@ -35,7 +36,7 @@ class Checker {
       out.push_back(c);
     };
     const auto num_statements = static_cast<std::uint32_t>(program_.statements.size());
-    if (program_.symmetric) {
+    if (symmetric_) {
       for (std::uint32_t stmt = 0; stmt < num_statements; ++stmt) add(stmt, 0, false);
       if (!fixed_ || *fixed_ >= 2) {
         for (std::uint32_t stmt = 0; stmt < num_statements; ++stmt) add(stmt, 1, true);
@@ -64,7 +65,7 @@ class Checker {
                  std::vector<std::vector<Word>>* out, std::string* why) {
     if (abstract.back() != 0) return true;  // failed states are not expanded
     if (!c.other && !TrackedPcAllows(c, abstract)) return true;
-    const bool two_tries = !fixed_ && reached != nullptr && program_.symmetric;
+    const bool two_tries = !fixed_ && reached != nullptr && symmetric_;
     SatResult r = EnumerateWith(c, abstract, reached, /*all_views=*/!two_tries, out);
     if (two_tries) {
       const bool escapes =
@@ -210,7 +211,7 @@ class Checker {
     k.push_back(enc_.WellFormed(pre, count));
     k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
     const Term actor = Actor(c, count, k);
-    if (program_.symmetric && reached != nullptr) {
+    if (symmetric_ && reached != nullptr) {
       const Term no = s_.BoolValue(false);
       if (fixed_) {
         for (std::uint32_t t = 1; t < *fixed_; ++t) {
@@ -290,6 +291,7 @@ class Checker {
   Solver& s_;
   Encoder enc_;
   SolverStats* stats_;
+  bool symmetric_;  // views of other threads are alpha's own images (see the header)
 };
 
 namespace {
@@ -390,7 +392,7 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
                                      const StateStore& reached, std::uint32_t min_threads,
                                      unsigned timeout_ms) {
   AllCountsResult result;
-  if (!program.symmetric) {
+  if (!program.symmetric || !spec.symmetric) {
     result.reason =
         "the program is not symmetric (several thread templates, `self`, or a fixed "
         "thread index), so druba cannot argue about every thread count";

@@ -19,13 +19,15 @@
 //   induction on path length: the states reachable in <= m steps are closed under thread
 //   permutations, and alpha(pi s) = alpha_k(s) for the permutation swapping 0 and k, so if they all
 //   map into A so do all their views. Any `unknown` from the solver makes the verdict `unknown`.
-// * Thread count left symbolic (CheckAllThreadCounts): the explored set A of some N-thread
-//   program, N >= 2, is an under-approximation of alpha(R_N). If alpha(initial states of every
-//   m >= n0) is in A, every action disrespecting alpha across thread counts (two states of
-//   programs with any counts >= n0 and one abstraction must have successors with one abstraction)
-//   has all its abstract successors (any m >= n0) in A, then by induction on path length every
-//   reachable state of every m >= n0 has its abstraction in A: for a respecting step of thread i
-//   pick s0 in R_N with alpha(s0) = alpha(s) and let thread 0 (i = 0) or thread 1 (i != 0) take it.
+// * Thread count left symbolic (CheckAllThreadCounts): A is the exact abstract reachable set of
+//   an N-thread program, N >= 2 (its own DrUBA run said `safe`). Suppose alpha(initial state of
+//   every m >= n0) is in A, and every action that disrespects alpha across thread counts (two
+//   states of programs with any counts >= n0 and one abstraction must have successors with one
+//   abstraction) has all its abstract successors (any m >= n0) in A. Then by induction on path
+//   length every reachable state of every m >= n0 has its abstraction in A: for a respecting step
+//   of thread i from s, pick s0 in R_N with alpha(s0) = alpha(s) and let thread 0 (i = 0) or
+//   thread 1 (i != 0) take the same statement; its successor is in R_N, so its abstraction, which
+//   equals alpha(s'), is in A. Thread indices of a symbolic count are an uninterpreted sort.
 #pragma once
 
 #include <cstdint>
