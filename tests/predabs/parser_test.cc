@@ -1,0 +1,111 @@
+// The .drb reader: accepted programs resolve as expected; every malformed input is an InputError
+// naming file, line and column.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "predabs/parser.h"
+
+namespace druba::predabs {
+namespace {
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    ParseProgram(text, "m.drb");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(DrbParserTest, ResolvesLabelsVariablesAndLocations) {
+  const Program p = ParseProgram(
+      "shared nat m = 0; local bool b = true;\n"
+      "thread T * 3 {\n"
+      "  0: m := m + 1;\n"
+      "  wait: while m != 3 do;\n"
+      "  if b then goto 0 else end;\n"
+      "}\n"
+      "abstraction a { track pc; predicate two: count(i: pc[i] == wait) >= 2; }\n",
+      "m.drb");
+  ASSERT_EQ(p.statements.size(), 3U);
+  EXPECT_EQ(p.NumThreads(), 3U);
+  EXPECT_EQ(p.statements[0].next, 1U);
+  EXPECT_EQ(p.statements[2].label, "@5");
+  EXPECT_EQ(p.statements[2].next, p.templates[0].end_pc);
+  EXPECT_EQ(p.templates[0].end_pc, 3U);
+  EXPECT_EQ(p.error_pc, 4U);
+  EXPECT_EQ(p.statements[1].text, "while m != 3 do");
+  EXPECT_TRUE(p.symmetric);
+  EXPECT_TRUE(p.abstractions[0].symmetric);
+  EXPECT_EQ(p.abstractions[0].predicates[0].name, "two");
+  EXPECT_EQ(p.locals[0].init, 1);
+}
+
+TEST(DrbParserTest, SelfOrAFixedIndexMakesCodeOrAbstractionAsymmetric) {
+  const Program code = ParseProgram("local int l; thread T * 2 { l := self; }", "m.drb");
+  EXPECT_FALSE(code.symmetric);
+  const Program spec = ParseProgram(
+      "local int l; thread T * 2 { l := 1; }\n"
+      "abstraction a { predicate l[1] == 0; }\n"
+      "abstraction b { predicate forall i: l[i] == 0; }\n",
+      "m.drb");
+  EXPECT_TRUE(spec.symmetric);
+  EXPECT_FALSE(spec.abstractions[0].symmetric);
+  EXPECT_TRUE(spec.abstractions[1].symmetric);
+}
+
+TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
+  const struct {
+    const char* text;
+    const char* error;
+  } cases[] = {
+      {"shared int x = 0", "m.drb:1:17: error: expected ';' but the file ended"},
+      {"shared int x;\nshared int x;", "m.drb:2:12: error: 'x' is declared twice"},
+      {"shared float x;",
+       "m.drb:1:8: error: expected a type: 'int', 'nat' or 'bool' but found "
+       "'float'"},
+      {"shared nat x = -1;", "m.drb:1:16: error: a nat cannot start negative"},
+      {"shared bool b = 3;", "m.drb:1:17: error: expected 'true' or 'false' but found '3'"},
+      {"shared int x; thread T { x := y; }", "m.drb:1:31: error: unknown name 'y'"},
+      {"shared int x; thread T { x := true; }",
+       "m.drb:1:31: error: expected an integer expression"},
+      {"shared int x; thread T { goto nowhere; }",
+       "m.drb:1:31: error: no statement of this thread has the label 'nowhere'"},
+      {"shared int x; thread T { a: x := 1; a: x := 2; }",
+       "m.drb:1:37: error: the label 'a' is used twice"},
+      {"shared int x; thread T { x := 1, x := 2; }",
+       "m.drb:1:34: error: 'x' is assigned twice in one statement"},
+      {"shared int x; thread T { if x then goto 0; }",
+       "m.drb:1:29: error: expected a Boolean expression"},
+      {"shared int x; thread T { x := 1 }", "m.drb:1:33: error: expected ';' but found '}'"},
+      {"shared int x; thread T { x := 1; ", "m.drb:1:34: error: the thread's '{' is not closed"},
+      {"local int l; thread T { l[0] := 1; }",
+       "m.drb:1:26: error: a thread may assign only its own locals and shared variables"},
+      {"shared int x; thread T { assume pc < 2; }",
+       "m.drb:1:36: error: a program counter can only be compared with '==' or '!='"},
+      {"shared int x; thread T { assume pc == nolabel; }",
+       "m.drb:1:39: error: no statement has the label 'nolabel'"},
+      {"shared int x; thread T { x := x[0]; }",
+       "m.drb:1:31: error: 'x' is shared; only locals have a copy per thread"},
+      {"shared int x; thread T { x := 1 $ 2; }", "m.drb:1:33: error: unexpected character '$'"},
+      {"shared int x; thread T { choose { x := 1 }; }",
+       "m.drb:1:43: error: 'choose' needs at least two blocks joined by 'or'"},
+      {"shared int x; thread T * 1001 { x := 1; }",
+       "m.drb:1:26: error: a thread count must be between 0 and 1000"},
+      {"shared int x;", "m.drb: error: the model declares no thread"},
+      {"thread T { } ", "m.drb:1:1: error: thread 'T' has no statement"},
+      {"shared int x; thread T { x := 1; } abstraction a { track x; }",
+       "m.drb:1:58: error: expected 'pc' but found 'x'"},
+      {"shared int x; thread T { x := 1; } abstraction a { predicate x + 1; }",
+       "m.drb:1:62: error: expected a Boolean expression"},
+      {"shared int x; thread T { x := 12abc; }", "m.drb:1:33: error: a number runs into a name"},
+      {"shared int x; thread A { a: x := 1; } thread B { a: x := 2; }\n"
+       "abstraction s { predicate pc[0] == a; }",
+       "m.drb:2:36: error: the label 'a' exists in several threads; it must be unique"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(ErrorOf(c.text), c.error) << c.text;
+}
+
+}  // namespace
+}  // namespace druba::predabs

@@ -1,0 +1,412 @@
+// Differential tests of the integer-program half: the solver encoding against the interpreter,
+// the solver's respect verdicts against brute force over small values, druba's `safe` sets
+// against the abstraction of a brute-force reachable set (for one thread count and for every
+// count), and the paper's Ex. 12.
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "abstraction/driver.h"
+#include "predabs/encoder.h"
+#include "predabs/model.h"
+#include "predabs/parser.h"
+#include "predabs/predicate_abstraction.h"
+#include "predabs/solver.h"
+
+namespace druba::predabs {
+namespace {
+
+using States = std::vector<std::vector<Word>>;
+
+// Random symmetric programs over shared x, y and local l whose values stay in {0, 1, 2}.
+class Generator {
+ public:
+  explicit Generator(std::uint32_t seed) : rng_(seed) {}
+
+  std::string Program(std::uint32_t threads, int statements, bool asserts, int predicates,
+                      bool track_pc) {
+    k_ = statements;
+    std::string out = "shared int x = " + std::to_string(R(0, 2)) +
+                      ";\nshared int y = " + std::to_string(R(0, 2)) +
+                      ";\nlocal int l = " + std::to_string(R(0, 2)) + ";\nthread T * " +
+                      std::to_string(threads) + " {\n";
+    for (int i = 0; i < statements; ++i) {
+      out += "  s" + std::to_string(i) + ": " + Statement(asserts) + ";\n";
+    }
+    out += "}\nabstraction a {\n";
+    if (track_pc) out += "  track pc;\n";
+    for (int i = 0; i < predicates; ++i) {
+      out += "  predicate p" + std::to_string(i) + ": " + Cond(true) + ";\n";
+    }
+    return out + "}\n";
+  }
+
+ private:
+  int R(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  std::string Var() { return std::string(1, "xyl"[R(0, 2)]); }
+  std::string Atom() {
+    static const char* const kAtoms[] = {"x", "y", "l", "0", "1", "2"};
+    return kAtoms[R(0, 5)];
+  }
+  std::string Int(int depth) {
+    if (depth == 0 || R(0, 2) == 0) return Atom();
+    // Linear arithmetic only (a product of two variables makes the queries nonlinear, which the
+    // solver may not decide; druba then says unknown, which these tests cannot compare).
+    const int op = R(0, 2);
+    if (op == 2) return "(" + std::to_string(R(0, 2)) + " * " + Int(depth - 1) + ")";
+    return "(" + Int(depth - 1) + (op == 0 ? " + " : " - ") + Int(depth - 1) + ")";
+  }
+  std::string Value() { return "(" + Int(2) + ") % 3"; }
+  std::string Cond(bool quantifiers) {
+    static const char* const kCmp[] = {" == ", " != ", " < ", " <= "};
+    const int kind = R(0, quantifiers ? 9 : 6);
+    if (kind <= 3) return Int(1) + kCmp[R(0, 3)] + Int(1);
+    if (kind == 4) return "!(" + Int(1) + " == " + Int(1) + ")";
+    if (kind == 5) return "(" + Cond(false) + " && " + Cond(false) + ")";
+    if (kind == 6) return "(" + Cond(false) + " || " + Cond(false) + ")";
+    if (kind == 7) return "(forall i != self: l[i] != " + Atom() + ")";
+    if (kind == 8) return "(exists i: l[i] == " + Atom() + ")";
+    return "(count(i: pc[i] == s" + std::to_string(R(0, k_ - 1)) +
+           ") >= " + std::to_string(R(1, 2)) + ")";
+  }
+  std::string Label() {
+    return R(0, k_) == k_ ? std::string("end") : "s" + std::to_string(R(0, k_ - 1));
+  }
+  std::string Statement(bool asserts) {
+    switch (R(0, asserts ? 8 : 7)) {
+      case 0:
+        return Var() + " := " + Value();
+      case 1:
+        return "x := " + Value() + ", l := " + Value();
+      case 2:
+        return "if " + Cond(true) + " then goto " + Label() + " else goto " + Label();
+      case 3:
+        return "assume " + Cond(true);
+      case 4:
+        return "while " + Cond(false) + " do";
+      case 5:
+        return "choose { " + Var() + " := " + Value() + " } or { goto " + Label() + " }";
+      case 6:
+        return "atomic { y := " + Value() + "; if " + Cond(false) + " then { l := " + Value() +
+               " } else { goto " + Label() + " } }";
+      case 7:
+        return "goto " + Label();
+      default:
+        return "assert " + Cond(true);
+    }
+  }
+
+  std::mt19937 rng_;
+  int k_ = 1;
+};
+
+// Every state reachable under free scheduling (all interleavings).
+States Reachable(IntModel& model) {
+  StateStore seen(model.state_width());
+  std::deque<std::uint32_t> queue;
+  model.ForEachInitial([&](StateView s) { queue.push_back(seen.FindOrInsert(s).id); });
+  while (!queue.empty()) {
+    const std::vector<Word> state(seen.Get(queue.front()).begin(), seen.Get(queue.front()).end());
+    queue.pop_front();
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView s) {
+        const auto found = seen.FindOrInsert(s);
+        if (found.is_new) queue.push_back(found.id);
+      });
+    }
+  }
+  States out;
+  for (std::uint32_t id = 0; id < seen.size(); ++id) {
+    out.emplace_back(seen.Get(id).begin(), seen.Get(id).end());
+  }
+  return out;
+}
+
+std::set<std::vector<Word>> AbstractSet(const PredicateAbstraction& abs, const States& states) {
+  std::set<std::vector<Word>> out;
+  std::vector<Word> a(abs.width());
+  for (const auto& s : states) {
+    abs.Abstract(StateView(s), std::span<Word>(a));
+    out.insert(a);
+  }
+  return out;
+}
+
+std::set<std::vector<Word>> StoreSet(const StateStore& store) {
+  std::set<std::vector<Word>> out;
+  for (std::uint32_t id = 0; id < store.size(); ++id) {
+    out.emplace(store.Get(id).begin(), store.Get(id).end());
+  }
+  return out;
+}
+
+// Pins a symbolic state of a fixed-count program to a concrete one.
+Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateView state) {
+  Solver& s = enc.solver();
+  std::vector<Term> parts;
+  const Program& p = model.program();
+  for (std::size_t v = 0; v < p.shared.size(); ++v) {
+    parts.push_back(s.Eq(sym.shared[v], s.IntValue(model.values().Decode(state[v]))));
+  }
+  for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+      parts.push_back(s.Eq(s.Select(sym.locals[v], s.Num(t)),
+                           s.IntValue(model.values().Decode(state[model.LocalSlot(t, v)]))));
+    }
+    parts.push_back(s.Eq(s.Select(sym.pc, s.Num(t)), s.Num(state[model.PcSlot(t)])));
+  }
+  return s.And(parts);
+}
+
+TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
+  Generator gen(7);
+  std::mt19937 rng(11);
+  std::size_t compared = 0;
+  std::size_t enabled = 0;
+  for (int round = 0; round < 120; ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
+    IntModel model(program, n);
+    const States reachable = Reachable(model);
+    auto solver = MakeZ3Solver(5000);
+    Encoder enc(program, *solver);
+    const ThreadCount count = enc.Fixed(n);
+    for (int sample = 0; sample < 6; ++sample) {
+      const auto& state =
+          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
+      for (std::uint32_t t = 0; t < n; ++t) {
+        const Word pc = state[model.PcSlot(t)];
+        if (pc >= program.statements.size()) continue;
+        States expected;
+        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t action, StateView s) {
+          EXPECT_EQ(action, pc);
+          expected.emplace_back(s.begin(), s.end());
+        });
+        const SymState pre = enc.FreshState("pre", count);
+        const SymState post = enc.FreshState("post", count);
+        const Term pinned = Pin(enc, pre, model, StateView(state));
+        // Enabledness.
+        solver->Push();
+        solver->Assert(pinned);
+        solver->Assert(enc.Enabled(pc, solver->Num(t), pre, count));
+        EXPECT_EQ(solver->Check(), expected.empty() ? SatResult::kUnsat : SatResult::kSat)
+            << program.statements[pc].text;
+        solver->Pop();
+        // Every interpreter successor satisfies the step relation, and nothing else does.
+        const Term step = enc.Step(pc, solver->Num(t), pre, post, count);
+        std::vector<Term> outcomes;
+        for (const auto& succ : expected) {
+          const Term is = Pin(enc, post, model, StateView(succ));
+          outcomes.push_back(is);
+          solver->Push();
+          solver->Assert(pinned);
+          solver->Assert(step);
+          solver->Assert(is);
+          EXPECT_EQ(solver->Check(), SatResult::kSat)
+              << program.statements[pc].text << " to " << model.DescribeState(StateView(succ));
+          solver->Pop();
+        }
+        solver->Push();
+        solver->Assert(pinned);
+        solver->Assert(step);
+        solver->Assert(solver->Not(solver->Or(outcomes)));
+        EXPECT_EQ(solver->Check(), SatResult::kUnsat)
+            << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
+        solver->Pop();
+        ++compared;
+        if (!expected.empty()) ++enabled;
+      }
+    }
+  }
+  EXPECT_GT(compared, 500U);
+  EXPECT_GT(enabled, 250U);
+}
+
+// All states of a 2-thread program with values in {0, 1, 2} and locations in range.
+States SmallStates(const IntModel& model) {
+  const Program& p = model.program();
+  const std::uint32_t locations = p.templates[0].size + 1;
+  const Word end = p.templates[0].end_pc;
+  States out;
+  std::vector<Word> s(model.state_width());
+  const std::size_t slots = model.state_width();
+  std::vector<std::uint32_t> digit(slots, 0);
+  for (;;) {
+    for (std::size_t i = 0; i < slots; ++i) s[i] = digit[i];
+    bool valid = true;
+    std::vector<Word> state(slots);
+    for (std::size_t v = 0; v < p.shared.size(); ++v) state[v] = static_cast<Word>(digit[v]) << 1;
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      const std::size_t pc = model.PcSlot(t);
+      state[pc] = digit[pc] + 1 == locations ? end : digit[pc];
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        const std::size_t slot = model.LocalSlot(t, v);
+        state[slot] = static_cast<Word>(digit[slot]) << 1;
+      }
+    }
+    if (valid) out.push_back(state);
+    std::size_t i = 0;
+    for (; i < slots; ++i) {
+      const bool is_pc = i >= p.shared.size() && (i - p.shared.size()) % (1 + p.locals.size()) == 0;
+      const std::uint32_t base = is_pc ? locations : 3;
+      if (++digit[i] < base) break;
+      digit[i] = 0;
+    }
+    if (i == slots) return out;
+  }
+}
+
+TEST(PredabsTest, RespectAgreesWithBruteForceOverSmallValues) {
+  Generator gen(23);
+  std::size_t respects = 0;
+  std::size_t brute_disrespects = 0;
+  for (int round = 0; round < 80; ++round) {
+    const Program program = ParseProgram(gen.Program(2, 3, false, 2, round % 2 == 0), "r.drb");
+    IntModel model(program, 2);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    const States states = SmallStates(model);
+    std::vector<Word> a(abs.width());
+    std::vector<Word> b(abs.width());
+    for (const ActionClass& c : abs.Classes()) {
+      const std::uint32_t thread = c.other ? 1 : c.thread;
+      // Abstraction of the state -> abstractions of its total successors under c.
+      std::map<std::vector<Word>, std::set<std::vector<Word>>> image;
+      for (const auto& s : states) {
+        abs.Abstract(StateView(s), std::span<Word>(a));
+        auto& out = image[a];
+        bool any = false;
+        if (s[model.PcSlot(thread)] == c.stmt) {
+          model.ForEachSuccessor(StateView(s), thread, [&](std::uint32_t, StateView succ) {
+            any = true;
+            abs.Abstract(succ, std::span<Word>(b));
+            out.insert(b);
+          });
+        }
+        if (!any) out.insert(a);
+      }
+      const bool brute_respects = std::all_of(image.begin(), image.end(),
+                                              [](const auto& kv) { return kv.second.size() == 1; });
+      if (c.respects) {
+        ++respects;
+        EXPECT_TRUE(brute_respects)
+            << "the solver says statement " << program.statements[c.stmt].text << " by thread "
+            << thread << " respects the abstraction, brute force disagrees";
+      }
+      if (!brute_respects) {
+        ++brute_disrespects;
+        EXPECT_FALSE(c.respects);
+      }
+    }
+  }
+  std::fprintf(stderr,
+               "Respect: %zu solver-respecting actions confirmed, %zu brute-force "
+               "disrespects matched\n",
+               respects, brute_disrespects);
+  EXPECT_GT(respects, 40U);
+  EXPECT_GT(brute_disrespects, 40U);
+}
+
+TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
+  Generator gen(5);
+  std::size_t safe = 0;
+  std::size_t violations = 0;
+  for (int round = 0; round < 240; ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 2, round % 2 == 0, 1 + round % 3, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    Druba<IntModel, PredicateAbstraction> run(model, abs);
+    const RunResult result = run.Verify();
+    IntModel brute_model(program, n);
+    const States reachable = Reachable(brute_model);
+    const auto truth = AbstractSet(abs, reachable);
+    const bool fails =
+        std::any_of(truth.begin(), truth.end(), [](const auto& a) { return a.back() != 0; });
+    if (result.verdict == Verdict::kSafe) {
+      ++safe;
+      EXPECT_FALSE(fails) << text;
+      EXPECT_EQ(StoreSet(run.abstract_states()), truth) << "program " << round << ":\n" << text;
+    } else if (result.verdict == Verdict::kViolation) {
+      ++violations;
+      EXPECT_TRUE(fails) << text;
+    }
+  }
+  std::fprintf(stderr, "SafeSets: %zu safe (sets compared), %zu violations, %zu other of 240\n",
+               safe, violations, 240 - safe - violations);
+  EXPECT_GT(safe, 60U);
+  EXPECT_GT(violations, 10U);
+}
+
+TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
+  Generator gen(99);
+  std::size_t closed = 0;
+  for (int round = 0; round < 120; ++round) {
+    const Program program = ParseProgram(gen.Program(2, 3, round % 3 == 0, 2, true), "r.drb");
+    const AbstractionSpec& spec = program.abstractions[0];
+    std::set<std::vector<Word>> previous;
+    bool verified = false;
+    std::unique_ptr<StateStore> last;
+    for (std::uint32_t n = 2; n <= 4 && !verified; ++n) {
+      IntModel model(program, n);
+      const PredicateAbstraction abs(model, spec, 5000);
+      Druba<IntModel, PredicateAbstraction> run(model, abs);
+      if (run.Verify().verdict != Verdict::kSafe) break;
+      const auto set = StoreSet(run.abstract_states());
+      if (n > 2 && set == previous) {
+        const AllCountsResult all =
+            CheckAllThreadCounts(program, spec, run.abstract_states(), 2, 5000);
+        if (!all.closed) break;
+        verified = true;
+        ++closed;
+        for (std::uint32_t m = 2; m <= 5; ++m) {
+          IntModel brute(program, m);
+          const PredicateAbstraction brute_abs(brute, spec, 5000);
+          for (const auto& a : AbstractSet(brute_abs, Reachable(brute))) {
+            EXPECT_TRUE(set.contains(a)) << "program " << round << ", " << m << " threads";
+          }
+        }
+      }
+      previous = set;
+    }
+  }
+  std::fprintf(stderr,
+               "EveryThreadCount: %zu of 120 programs proved for every count >= 2, each "
+               "checked by brute force for 2..5 threads\n",
+               closed);
+  EXPECT_GT(closed, 15U);
+}
+
+// Ex. 12 of the paper: R(3,0,1) is not contained in R(r,0,2) for any r tried.
+TEST(PredabsTest, RoundRobinReachabilityIsNotMonotoneInTheThreadCount) {
+  const Program program = ParseProgram(
+      "shared bool s = false; shared bool t = false;\n"
+      "thread T { 0: t := !t; 1: if t then goto 2 else end; 2: s := true; }\n"
+      "abstraction shared_state { predicate s; predicate t; }\n",
+      "ex12.drb");
+  // Whether a state with s == true is in R(rounds, delays) of the n-thread program.
+  const auto s_true = [&](std::uint32_t n, std::uint32_t rounds, std::uint32_t delays) {
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    Druba<IntModel, PredicateAbstraction> run(model, abs);
+    run.Bounded({rounds, delays});
+    const auto set = StoreSet(run.abstract_states());
+    return std::any_of(set.begin(), set.end(), [](const auto& a) { return a[0] == 1; });
+  };
+  EXPECT_TRUE(s_true(1, 3, 0));
+  EXPECT_FALSE(s_true(1, 2, 0));
+  for (std::uint32_t r = 1; r <= 40; ++r) EXPECT_FALSE(s_true(2, r, 0)) << r << " rounds";
+  EXPECT_TRUE(s_true(2, 4, 1));  // one delay is enough for two threads
+}
+
+}  // namespace
+}  // namespace druba::predabs
