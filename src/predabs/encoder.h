@@ -91,8 +91,8 @@ class Encoder {
   Term Finish(const Ctx& ctx, const Env& env, Term target);
   Term EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
               std::vector<Term>& slots, std::vector<Term>* errors);
-  Term AtLeast(const Expr& count_expr, const Int& k, const SymState& state,
-               const ThreadCount& count, Term self, std::vector<Term>& slots);
+  Term AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,
+               Term self, std::vector<Term>& slots);
   Term PcRange(Term pc, std::uint32_t template_index);
   std::uint32_t TemplateOfThread(std::uint32_t thread) const;
 

@@ -6,8 +6,6 @@
 namespace druba::predabs {
 namespace {
 
-constexpr std::int64_t kSmallLimit = std::int64_t{1} << 30;
-
 // A runtime error inside a statement: the thread goes to the error location.
 struct RuntimeFailure {
   Failure kind;
@@ -24,7 +22,9 @@ Int EuclidDiv(const Int& a, const Int& b) {
 }  // namespace
 
 Word ValueTable::Encode(const Int& value) {
-  if (value >= -kSmallLimit && value < kSmallLimit) {
+  Int magnitude = value;
+  if (magnitude < 0) magnitude.backend().negate();
+  if (magnitude.is_zero() || boost::multiprecision::msb(magnitude) < 30) {
     const auto v = static_cast<std::int32_t>(value);
     return static_cast<Word>(v) << 1;
   }

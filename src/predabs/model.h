@@ -3,7 +3,8 @@
 //
 // A state is a word vector: the shared variables, then per thread its location (pc) and its
 // locals. Integers are unbounded: a word holds a value in [-2^30, 2^30) directly (the fast path,
-// low bit 0) or, low bit 1, the index of an interned big integer (Boost.Multiprecision).
+// low bit 0; values of magnitude below 2^30) or, low bit 1, the index of an interned big integer
+// (Boost.Multiprecision).
 #pragma once
 
 #include <cstdint>

@@ -313,6 +313,7 @@ class Parser {
       pos_ += 2;
     } else {
       s.label = "@" + std::to_string(first.line);
+      if (labels_.contains(s.label)) s.label += ":" + std::to_string(first.column);
     }
     const auto index = static_cast<std::uint32_t>(program_.statements.size());
     labels_[s.label] = index;
