@@ -29,10 +29,11 @@ struct RunOptions {
   bool progress = false;                // a progress line on stderr about once a second
   std::string trace_out;                // write a violation's trace as JSON
   // .drb models only.
-  std::string threads;                  // "N" (one count) or "N.." (every count from N)
-  std::string abstraction;              // which `abstraction` block (default: the first)
-  unsigned solver_timeout_ms = 20000;   // per solver query; a timeout is `unknown`
-  std::uint32_t max_threads = 8;        // "N..": the largest count the outer loop tries
+  std::string threads;                 // "N" (one count) or "N.." (every count from N)
+  std::string abstraction;             // which `abstraction` block (default: the first)
+  unsigned solver_timeout_ms = 20000;  // per solver query; a timeout is `unknown`
+  std::uint32_t max_threads = 8;       // "N..": the largest count the outer loop tries
+  std::int64_t max_value = 100;        // explicit: a larger |value| ends it with `unknown`
 };
 
 // Returns the process exit code; throws InputError on bad input.

@@ -124,7 +124,8 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   OneRun out;
   out.n = n;
   IntModel model(program, n);
-  const PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
+  PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
+  abs.SetLimits(&limits);
   const Mode mode = options.mode == "ai"         ? Mode::kAi
                     : options.mode == "naive"    ? Mode::kNaive
                     : options.mode == "explicit" ? Mode::kExplicit
@@ -146,9 +147,10 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
                                 : run.Deepen(options.rounds, options.max_delays);
   } else if (mode == Mode::kExplicit) {
     out.result = run.Explicit([&](StateView state) -> std::string {
-      if (!model.HasBigValue(state)) return {};
-      return "explicit: a value left the machine-word range; the state space may be infinite, "
-             "which explicit search cannot handle";
+      if (!model.HasValueBeyond(state, options.max_value)) return {};
+      return "explicit: a variable's value went beyond " + std::to_string(options.max_value) +
+             " (--max-value); the state space may be infinite, which explicit search cannot "
+             "handle";
     });
   } else {
     out.result = run.Verify();
@@ -411,7 +413,7 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
       continue;
     }
     all = predabs::CheckAllThreadCounts(program, *spec, *one.set, threads.first,
-                                        options.solver_timeout_ms);
+                                        options.solver_timeout_ms, &limits);
     if (all->closed) {
       verdict = Verdict::kSafe;
       reason = "safe for every thread count >= " + std::to_string(threads.first) +

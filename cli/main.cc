@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
                    "druba (default); ai: closure under all actions after every raise; naive: "
                    "every R(r,d) from scratch; explicit: all interleavings, no bounds")
       ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
+  verify->add_option("--max-value", options.max_value,
+                     ".drb, explicit: a variable beyond +-this ends the search with 'unknown' "
+                     "(default 100)");
   verify->add_option("--max-stack", options.max_stack,
                      "explicit: a stack deeper than this ends the search with 'unknown' "
                      "(default 64)");

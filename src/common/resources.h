@@ -44,6 +44,10 @@ class LimitWatch {
   }
   std::optional<std::string> Check();
   const Stopwatch& clock() const { return clock_; }
+  // Seconds left before the time limit (a large number when there is none).
+  double RemainingSeconds() const {
+    return limits_.time_limit_s > 0 ? limits_.time_limit_s - clock_.Seconds() : 1e9;
+  }
   // Calls `report` from Check() whenever `interval_s` seconds have passed since the last call.
   void SetProgress(std::function<void()> report, double interval_s) {
     report_ = std::move(report);

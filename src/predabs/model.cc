@@ -167,13 +167,18 @@ bool IntModel::AnyThreadFailed(StateView state) const {
   return false;
 }
 
-bool IntModel::HasBigValue(StateView state) const {
+bool IntModel::HasValueBeyond(StateView state, std::int64_t bound) const {
+  const auto beyond = [&](Word w) {
+    if ((w & 1U) != 0) return true;  // interned: at least 2^30
+    const std::int64_t v = static_cast<std::int32_t>(w) >> 1;
+    return v > bound || v < -bound;
+  };
   for (std::size_t v = 0; v < base_; ++v) {
-    if ((state[v] & 1U) != 0) return true;
+    if (beyond(state[v])) return true;
   }
   for (std::uint32_t t = 0; t < n_; ++t) {
     for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
-      if ((state[LocalSlot(t, v)] & 1U) != 0) return true;
+      if (beyond(state[LocalSlot(t, v)])) return true;
     }
   }
   return false;

@@ -71,8 +71,8 @@ class IntModel {
     return Eval(expr, state, self) != 0;
   }
   bool AnyThreadFailed(StateView state) const;
-  // Whether some variable holds a value outside [-2^30, 2^30).
-  bool HasBigValue(StateView state) const;
+  // Whether some variable holds a value of magnitude above `bound`.
+  bool HasValueBeyond(StateView state, std::int64_t bound) const;
   // Why `thread`'s statement `action` led from `before` to the error location.
   Failure FailureOf(StateView before, std::uint32_t thread, std::uint32_t action);
 

@@ -15,7 +15,7 @@ namespace druba::predabs {
 class Checker {
  public:
   Checker(const Program& program, const AbstractionSpec& spec, std::optional<std::uint32_t> fixed,
-          std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats)
+          std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats, LimitWatch* limits)
       : program_(program),
         spec_(spec),
         fixed_(fixed),
@@ -24,7 +24,9 @@ class Checker {
         s_(*solver_),
         enc_(program, *solver_),
         stats_(stats),
-        symmetric_(program.symmetric && spec.symmetric) {}
+        symmetric_(program.symmetric && spec.symmetric),
+        timeout_ms_(timeout_ms),
+        limits_(limits) {}
 
   std::vector<ActionClass> Classify() {
     std::vector<ActionClass> out;
@@ -82,9 +84,10 @@ class Checker {
       }
     }
     if (r != SatResult::kUnknown) return true;
-    *why = "the solver returned unknown (" + s_.ReasonUnknown() +
-           ") for the abstract successors of " + DescribeAbstract(program_, spec_, abstract) +
-           " under " + DescribeClass(c);
+    *why =
+        (stopped_.empty() ? "the solver returned unknown (" + s_.ReasonUnknown() + ")" : stopped_) +
+        " for the abstract successors of " + DescribeAbstract(program_, spec_, abstract) +
+        " under " + DescribeClass(c);
     return false;
   }
 
@@ -95,8 +98,9 @@ class Checker {
     constraints.push_back(enc_.Initial(st, count));
     const std::vector<Term> alpha = Alpha(st, count, count.zero, s_.BoolValue(false));
     if (AllSat(constraints, alpha, out) == SatResult::kUnknown) {
-      *why = "the solver returned unknown (" + s_.ReasonUnknown() +
-             ") for the abstract initial states";
+      *why = (stopped_.empty() ? "the solver returned unknown (" + s_.ReasonUnknown() + ")"
+                               : stopped_) +
+             " for the abstract initial states";
       return false;
     }
     return true;
@@ -266,6 +270,15 @@ class Checker {
 
   template <class F>
   SatResult Timed(F&& f) {
+    if (limits_ != nullptr) {
+      if (const auto why = limits_->Check()) {
+        stopped_ = *why;
+        return SatResult::kUnknown;
+      }
+      const double left_ms = limits_->RemainingSeconds() * 1000;
+      s_.SetTimeout(left_ms < timeout_ms_ ? static_cast<unsigned>(std::max(left_ms, 1.0))
+                                          : timeout_ms_);
+    }
     Stopwatch clock;
     const SatResult r = f();
     ++stats_->queries;
@@ -292,6 +305,9 @@ class Checker {
   Encoder enc_;
   SolverStats* stats_;
   bool symmetric_;  // views of other threads are alpha's own images (see the header)
+  unsigned timeout_ms_;
+  LimitWatch* limits_;
+  std::string stopped_;  // why a resource limit stopped the solver work
 };
 
 namespace {
@@ -343,7 +359,7 @@ const std::vector<ActionClass>& PredicateAbstraction::Classes() const {
   if (!classes_) {
     if (!checker_) {
       checker_ = std::make_unique<Checker>(model_.program(), spec_, model_.num_threads(), 0,
-                                           timeout_ms_, &stats_);
+                                           timeout_ms_, &stats_, limits_);
     }
     classes_ = checker_->Classify();
   }
@@ -390,7 +406,7 @@ std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint
 
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
-                                     unsigned timeout_ms) {
+                                     unsigned timeout_ms, LimitWatch* limits) {
   AllCountsResult result;
   if (!program.symmetric || !spec.symmetric) {
     result.reason =
@@ -398,7 +414,7 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
         "thread index), so druba cannot argue about every thread count";
     return result;
   }
-  Checker checker(program, spec, std::nullopt, min_threads, timeout_ms, &result.stats);
+  Checker checker(program, spec, std::nullopt, min_threads, timeout_ms, &result.stats, limits);
   std::string why;
   std::vector<std::vector<Word>> initial;
   if (!checker.InitialStates(&initial, &why)) {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "abstraction/abstraction.h"
+#include "common/resources.h"
 #include "explore/state_store.h"
 #include "predabs/model.h"
 
@@ -118,6 +119,8 @@ class PredicateAbstraction {
   const std::vector<ActionClass>& Classes() const;
   const SolverStats& solver_stats() const { return stats_; }
   const AbstractionSpec& spec() const { return spec_; }
+  // Solver work stops (as `unknown`) when these limits are reached.
+  void SetLimits(LimitWatch* limits) { limits_ = limits; }
 
   // Enumerates the abstract successors of `abstract` under `c` into `yield`; on an undecided
   // query sets *undecided and stops.
@@ -140,6 +143,7 @@ class PredicateAbstraction {
   mutable std::unique_ptr<class Checker> checker_;
   mutable std::optional<std::vector<ActionClass>> classes_;
   mutable SolverStats stats_;
+  LimitWatch* limits_ = nullptr;
 };
 
 // The outer loop's closure test with the thread count left symbolic (see the header comment).
@@ -154,7 +158,7 @@ struct AllCountsResult {
 };
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
-                                     unsigned timeout_ms);
+                                     unsigned timeout_ms, LimitWatch* limits = nullptr);
 
 // Describes an abstract state of `spec` (shared by the report and --dump-abstract).
 std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec,

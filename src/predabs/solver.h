@@ -52,6 +52,7 @@ class Solver {
   // Binds `variable` (a FreshInt) in `body`.
   virtual Term Quantify(bool forall, Term variable, Term body) = 0;
 
+  virtual void SetTimeout(unsigned timeout_ms) = 0;  // for the following checks
   virtual void Push() = 0;
   virtual void Pop() = 0;
   virtual void Assert(Term formula) = 0;

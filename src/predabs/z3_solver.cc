@@ -80,6 +80,11 @@ class Z3Solver final : public Solver {
     return Add(forall ? z3::forall(at(variable), at(body)) : z3::exists(at(variable), at(body)));
   }
 
+  void SetTimeout(unsigned timeout_ms) override {
+    z3::params params(context_);
+    params.set("timeout", timeout_ms);
+    solver_.set(params);
+  }
   void Push() override { solver_.push(); }
   void Pop() override { solver_.pop(); }
   void Assert(Term formula) override { solver_.add(at(formula)); }
