@@ -1,6 +1,7 @@
 // The `.drb` model language after parsing and name resolution: shared and thread-local integer,
 // natural and Boolean variables, thread templates of labelled atomic statements, and named
-// abstractions (tracked program counters and predicates). The grammar is in docs/drb.md.
+// abstractions (tracked program counters and predicates). The language is described in
+// docs/drb.md.
 #pragma once
 
 #include <cstdint>
