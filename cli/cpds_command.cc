@@ -1,4 +1,6 @@
 #include "cli/cpds_command.h"
+#include "cli/abstract_graph.h"
+#include "cli/schedule_svg.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -446,6 +448,28 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
     WriteFileAtomically(options.dump_abstract, DumpAbstract(run, abs));
   if (!options.trace_out.empty() && !report.trace.empty()) {
     WriteFileAtomically(options.trace_out, report.TraceFile());
+  }
+  if (!options.dot.empty()) {
+    const std::string dot =
+        mode == Mode::kExplicit
+            ? std::string()
+            : AbstractGraphDot(model, abs, run.explorer().states(), run.abstract_states(),
+                               [&](std::uint32_t t, std::uint32_t a) {
+                                 return "T" + std::to_string(t) + ": " + model.DescribeRule(t, a);
+                               });
+    if (dot.empty()) {
+      std::cerr << "druba: --dot: no graph written (more than " << kMaxDotNodes
+                << " abstract states, or --mode explicit)\n";
+    } else {
+      WriteFileAtomically(options.dot, dot);
+    }
+  }
+  if (!options.schedule_svg.empty()) {
+    WriteFileAtomically(options.schedule_svg,
+                        ScheduleSvg(result.schedule, result,
+                                    "druba " + options.command + " " + options.model + ", top-" +
+                                        std::to_string(options.top) + ", " +
+                                        std::to_string(model.num_threads()) + " threads"));
   }
   std::cout << (options.json ? report.Json() : report.Human());
   std::cout.flush();

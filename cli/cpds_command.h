@@ -28,6 +28,8 @@ struct RunOptions {
   std::string replay_trace;             // `replay`: the trace file to re-execute
   bool progress = false;                // a progress line on stderr about once a second
   std::string trace_out;                // write a violation's trace as JSON
+  std::string schedule_svg;             // draw the driver's path through the (r, d) plane
+  std::string dot;                      // the abstract states and transitions, for Graphviz
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)
   std::string abstraction;             // which `abstraction` block (default: the first)

@@ -1,4 +1,6 @@
 #include "cli/drb_command.h"
+#include "cli/abstract_graph.h"
+#include "cli/schedule_svg.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "abstraction/driver.h"
 #include "common/files.h"
 #include "common/json.h"
+#include "common/json_reader.h"
 #include "cpds/reader.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
@@ -117,6 +120,7 @@ struct OneRun {
   std::string closure_to;
   std::vector<std::string> all_failures;  // up to 20 breaks of closure
   std::vector<TraceLine> trace;
+  std::string dot;
 };
 
 OneRun RunOne(const RunOptions& options, const predabs::Program& program,
@@ -154,6 +158,12 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
     });
   } else {
     out.result = run.Verify();
+  }
+  if (!options.dot.empty() && mode != Mode::kExplicit) {
+    out.dot = AbstractGraphDot(model, abs, run.explorer().states(), run.abstract_states(),
+                               [&](std::uint32_t t, std::uint32_t a) {
+                                 return "T" + std::to_string(t) + " " + program.statements[a].label;
+                               });
   }
   out.concrete = run.num_states();
   out.keys = mode == Mode::kExplicit ? run.num_states() : run.explorer().num_keys();
@@ -351,14 +361,99 @@ std::string RunHuman(const OneRun& one, bool detail) {
   return out;
 }
 
+// `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
+int Replay(const RunOptions& options, const predabs::Program& program) {
+  const JsonValue doc = ParseJson(cpds::ReadFile(options.replay_trace), options.replay_trace);
+  const std::uint32_t n = doc.At("threads").AsUInt();
+  if (n == 0 || (program.templates.size() != 1 && n != program.NumThreads())) {
+    throw InputError(doc.At("threads").where,
+                     "the model cannot run with " + std::to_string(n) + " threads");
+  }
+  IntModel model(program, n);
+  std::vector<Word> state;
+  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
+  const JsonValue& steps = doc.At("steps");
+  if (steps.kind != JsonValue::Kind::kArray || steps.items.empty()) {
+    throw InputError(steps.where, "expected a non-empty array of steps");
+  }
+  std::uint32_t finder = n - 1;
+  std::uint32_t delays = 0;
+  for (std::size_t i = 0; i < steps.items.size(); ++i) {
+    const JsonValue& step = steps.items[i];
+    const std::string& kind = step.At("kind").AsString();
+    const std::string slot = "slot " + std::to_string(i) + ": ";
+    if (i == 0 || kind == "initial") {
+      if (i != 0 || kind != "initial") {
+        throw InputError(step.where, slot + "the first step, and only it, is 'initial'");
+      }
+    } else {
+      const std::uint32_t thread = step.At("thread").AsUInt();
+      const std::uint32_t expected = (finder + 1) % n;
+      if (thread != expected) {
+        throw InputError(step.At("thread").where,
+                         slot + "the slot belongs to thread " + std::to_string(expected) +
+                             " under Round-Robin, not thread " + std::to_string(thread));
+      }
+      std::vector<std::vector<Word>> successors;
+      std::vector<std::uint32_t> actions;
+      if (kind != "delay") {
+        model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
+          actions.push_back(action);
+          successors.emplace_back(s.begin(), s.end());
+        });
+      }
+      if (kind == "step") {
+        const std::string& label = step.At("label").AsString();
+        std::optional<std::size_t> chosen;
+        for (std::size_t k = 0; k < successors.size() && !chosen; ++k) {
+          const bool same_state =
+              !step.Has("state") ||
+              step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
+          if (program.statements[actions[k]].label == label && same_state) chosen = k;
+        }
+        if (!chosen) {
+          throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                           " cannot take statement '" + label +
+                                           "' to the recorded "
+                                           "state from " +
+                                           model.DescribeState(StateView(state)));
+        }
+        state = successors[*chosen];
+      } else if (kind == "stutter") {
+        if (!successors.empty()) {
+          throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                           " has an enabled statement, so it cannot stutter");
+        }
+      } else if (kind == "delay") {
+        ++delays;
+      } else {
+        throw InputError(step.At("kind").where,
+                         slot + "unknown kind '" + kind + "' (initial, step, stutter or delay)");
+      }
+      finder = thread;
+    }
+    if (step.Has("state") && step.At("state").AsString() != model.DescribeState(StateView(state))) {
+      throw InputError(step.At("state").where,
+                       slot + "the trace says " + step.At("state").AsString() +
+                           " but the model reaches " + model.DescribeState(StateView(state)));
+    }
+  }
+  if (!model.AnyThreadFailed(StateView(state))) {
+    throw InputError({options.replay_trace, 0, 0}, "the trace ends in " +
+                                                       model.DescribeState(StateView(state)) +
+                                                       ", where no thread has failed");
+  }
+  std::cout << "replay: violation confirmed: " << steps.items.size() - 1 << " slots, " << delays
+            << " delays, reached " << model.DescribeState(StateView(state)) << "\n";
+  return exit_code::kViolation;
+}
+
 }  // namespace
 
 int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
-  if (options.command == "replay") {
-    throw InputError({options.model, 0, 0}, "druba replay reads CPDS traces only so far");
-  }
   const predabs::Program program =
       predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
+  if (options.command == "replay") return Replay(options, program);
   // Without an abstraction block: every thread's location (one thread's for N..).
   predabs::AbstractionSpec empty;
   empty.name = "(default: locations)";
@@ -445,6 +540,21 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
     WriteFileAtomically(options.trace_out, w.str() + "\n");
   }
 
+  if (!options.dot.empty()) {
+    if (final_run.dot.empty()) {
+      std::cerr << "druba: --dot: no graph written (more than " << kMaxDotNodes
+                << " abstract states, or --mode explicit)\n";
+    } else {
+      WriteFileAtomically(options.dot, final_run.dot);
+    }
+  }
+  if (!options.schedule_svg.empty()) {
+    WriteFileAtomically(
+        options.schedule_svg,
+        ScheduleSvg(final_run.result.schedule, final_run.result,
+                    "druba " + options.command + " " + options.model + ", " +
+                        std::to_string(final_run.n) + " threads, abstraction " + spec->name));
+  }
   const std::string thread_text =
       std::to_string(threads.first) + (threads.every_count_from_first ? ".." : "");
   if (options.json) {

@@ -34,6 +34,11 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
   app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_option("--dot", o.dot,
+                  "write the reached abstract states and the abstract transitions between them "
+                  "(Graphviz; at most 300 states)");
+  app->add_option("--schedule-svg", o.schedule_svg,
+                  "draw the path the driver took through the (rounds, delays) plane as SVG");
   app->add_flag("--progress", o.progress,
                 "a progress line on stderr about once a second (default when stderr is a "
                 "terminal)");
@@ -88,7 +93,7 @@ int main(int argc, char** argv) {
 
   CLI::App* replay = app.add_subcommand(
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
-  replay->add_option("model", options.model, "the CPDS (.pds file)")->required();
+  replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
   replay->add_option("--trace", options.replay_trace, "the trace file")->required();
   replay->add_option("--init", options.init, "initial state file (default: the model's .init)");
   auto* replay_spec = replay->add_option("--spec", options.spec, "target (default: the trace's)");

@@ -5,9 +5,11 @@
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
-# runs `druba test` with iterative deepening and checks the smallest delay budget D.
+# runs `druba test` with iterative deepening, checks the smallest delay budget D, and replays the
+# trace it saved (`druba replay` must confirm the violation).
 # A `.spec` file beside the model names its target. Usage:
-#   cmake -DDRUBA=<druba> -DMODEL=<file.pds> [-DEXPECT_PREFIX=druba-expect] -P check_model.cmake
+#   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DEXPECT_PREFIX=druba-expect]
+#         -P check_model.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT EXPECT_PREFIX)
   set(EXPECT_PREFIX "druba-expect")
@@ -66,7 +68,9 @@ foreach(line IN LISTS lines)
   if(line MATCHES "-test:")
     set(command test --rounds ${rounds} --delays ${delays})
   elseif(line MATCHES "-hunt:")
-    set(command test)
+    get_filename_component(stem "${MODEL}" NAME_WE)
+    set(trace_file "${WORKDIR}/${stem}.hunt.trace.json")
+    set(command test --trace-out "${trace_file}")
   else()
     set(command verify)
   endif()
@@ -81,6 +85,13 @@ foreach(line IN LISTS lines)
     if(NOT got_verdict STREQUAL verdict OR NOT got_d EQUAL delays)
       message(FATAL_ERROR "${MODEL} (${line}): ${got_verdict} with ${got_d} delays, expected "
                           "${verdict} with ${delays}")
+    endif()
+    # The saved trace must replay on the model and confirm the violation.
+    execute_process(COMMAND "${DRUBA}" replay "${MODEL}" --trace "${trace_file}"
+                    RESULT_VARIABLE replay_code OUTPUT_VARIABLE replay_out ERROR_VARIABLE replay_err)
+    if(NOT replay_code EQUAL 10 OR NOT replay_out MATCHES "violation confirmed")
+      message(FATAL_ERROR "${MODEL}: replay of ${trace_file} gave exit ${replay_code}:\n"
+                          "${replay_out}${replay_err}")
     endif()
   elseif(line MATCHES "-bounds:")
     string(JSON got_r GET "${out}" rounds)
