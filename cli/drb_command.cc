@@ -412,11 +412,14 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
           if (program.statements[actions[k]].label == label && same_state) chosen = k;
         }
         if (!chosen) {
-          throw InputError(step.where, slot + "thread " + std::to_string(thread) +
-                                           " cannot take statement '" + label +
-                                           "' to the recorded "
-                                           "state from " +
-                                           model.DescribeState(StateView(state)));
+          std::string message = slot;
+          message.append("thread ")
+              .append(std::to_string(thread))
+              .append(" cannot take statement '")
+              .append(label)
+              .append("' to the recorded state from ")
+              .append(model.DescribeState(StateView(state)));
+          throw InputError(step.where, message);
         }
         state = successors[*chosen];
       } else if (kind == "stutter") {
@@ -427,8 +430,9 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
       } else if (kind == "delay") {
         ++delays;
       } else {
-        throw InputError(step.At("kind").where,
-                         slot + "unknown kind '" + kind + "' (initial, step, stutter or delay)");
+        std::string message = slot;
+        message.append("unknown kind '").append(kind).append("' (initial, step, stutter or delay)");
+        throw InputError(step.At("kind").where, message);
       }
       finder = thread;
     }
