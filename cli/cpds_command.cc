@@ -135,6 +135,7 @@ struct Report {
     w.Key("peak_rss_mb").Double(PeakRssMb());
     w.Key("bytes_per_key").Double(BytesPerKey());
     w.Key("warnings").UInt(loaded.warnings.size());
+    w.Key("traces").Bool(!options.no_trace);
     if (result.closure_failure) {
       const ClosureFailure& f = *result.closure_failure;
       w.Key("closure_failure").BeginObject();
@@ -157,7 +158,7 @@ struct Report {
       w.EndObject();
     }
     w.EndArray();
-    if (result.verdict == Verdict::kViolation) {
+    if (result.verdict == Verdict::kViolation && !trace.empty()) {
       w.Key("trace");
       WriteTrace(w);
     }
@@ -263,7 +264,13 @@ struct Report {
              abs.Describe(StateView(f.to)) + " under " + abs.DescribeAction(f.thread, f.action) +
              ", which was not reached\n";
     }
-    if (result.verdict == Verdict::kViolation) out += Trace();
+    if (result.verdict == Verdict::kViolation && !trace.empty()) out += Trace();
+    if (options.no_trace) {
+      out += "traces off (--no-trace): no parent links kept" +
+             std::string(result.verdict == Verdict::kViolation ? ", so no trace for this violation"
+                                                               : "") +
+             "\n";
+    }
     std::snprintf(buf, sizeof buf,
                   "bounds at the end: %u rounds, %u delays\n"
                   "statistics:\n"
@@ -402,6 +409,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
                     : options.mode == "explicit" ? Mode::kExplicit
                                                  : Mode::kDruba;
   CpdsDruba run(model, abs, &limits, mode);
+  run.KeepTrace(!options.no_trace);
   if (options.progress) {
     limits.SetProgress(
         [&run, &limits, last_calls = std::uint64_t{0}, last_s = 0.0]() mutable {

@@ -135,6 +135,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
                     : options.mode == "explicit" ? Mode::kExplicit
                                                  : Mode::kDruba;
   DrbDruba run(model, abs, &limits, mode);
+  run.KeepTrace(!options.no_trace);
   if (options.progress) {
     limits.SetProgress(
         [&run, &limits, n]() {
@@ -638,6 +639,7 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
       for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
     }
     if (!final_run.trace.empty()) out += TraceText(final_run.trace);
+    if (options.no_trace) out += "traces off (--no-trace): no parent links kept\n";
     if (verdict == Verdict::kBounded) {
       out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
     }

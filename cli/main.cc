@@ -34,6 +34,9 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
   app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_flag("--no-trace", o.no_trace,
+                "keep no parent links (4 bytes less per search node); a violation then comes "
+                "without its trace");
   app->add_option("--dot", o.dot,
                   "write the reached abstract states and the abstract transitions between them "
                   "(Graphviz; at most 300 states)");

@@ -181,10 +181,19 @@ class Druba {
   }
 
   // The schedule to a violation's record, from whichever search found it.
+  // Empty when traces are off (KeepTrace(false)).
   std::vector<TraceStep> Trace(std::uint32_t record) {
     if (free_) return free_->Trace(record);
+    if (!keep_trace_) return {};
     return ReconstructTrace(*explorer_, model_, record);
   }
+  // Without traces the search keeps no parent links (4 bytes less per search node). Call before
+  // running.
+  void KeepTrace(bool keep) {
+    keep_trace_ = keep;
+    explorer_->KeepParents(keep);
+  }
+  bool keeps_trace() const { return keep_trace_; }
   std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
   std::size_t MemoryBytes() const {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
@@ -201,6 +210,7 @@ class Druba {
     explorer_.reset();
     tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
     explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
+    explorer_->KeepParents(keep_trace_);
   }
 
   // One bound change; false when the search was stopped.
@@ -271,6 +281,7 @@ class Druba {
   const Abs& abs_;
   LimitWatch* limits_;
   Mode mode_;
+  bool keep_trace_ = true;
   std::unique_ptr<AbstractTracker<Abs>> tracker_;
   std::unique_ptr<Search> explorer_;
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;

@@ -59,7 +59,6 @@ struct Bounds {
 // One kept Pareto pair of a key.
 struct NodeRecord {
   std::uint32_t key;
-  std::uint32_t parent;  // record this one was reached from; kNoParent for initial nodes
   std::uint16_t rounds;
   std::uint16_t delays;
   bool superseded;  // a later pair of the same key dominates it: its moves need not be taken
@@ -126,6 +125,7 @@ class Explorer {
     std::size_t extra = 0;
     for (const auto& [key, list] : extra_pairs_) extra += list.capacity() * sizeof(std::uint32_t);
     return states_.MemoryBytes() + keys_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
+           parents_.capacity() * sizeof(std::uint32_t) +
            first_record_.capacity() * sizeof(std::uint32_t) +
            extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1) + extra +
            (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
@@ -133,12 +133,16 @@ class Explorer {
                sizeof(std::uint32_t);
   }
 
-  // The records from an initial node to `id`, in path order.
+  // The records from an initial node to `id`, in path order; empty when parent links are off.
   std::vector<std::uint32_t> PathTo(std::uint32_t id) const {
     std::vector<std::uint32_t> path;
-    for (std::uint32_t r = id; r != kNoParent; r = records_[r].parent) path.push_back(r);
+    if (!keep_parents_) return path;
+    for (std::uint32_t r = id; r != kNoParent; r = parents_[r]) path.push_back(r);
     return {path.rbegin(), path.rend()};
   }
+  // Parent links (4 bytes per search node) exist only for traces; call before Start().
+  void KeepParents(bool keep) { keep_parents_ = keep; }
+  bool keeps_parents() const { return keep_parents_; }
 
  private:
   using PairList = absl::InlinedVector<std::uint32_t, 2>;
@@ -254,8 +258,9 @@ class Explorer {
     // Parked moves pack a record id with one bit: ids must stay below 2^31.
     if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
-    records_.push_back(NodeRecord{key, parent, static_cast<std::uint16_t>(rounds),
+    records_.push_back(NodeRecord{key, static_cast<std::uint16_t>(rounds),
                                   static_cast<std::uint16_t>(delays), false});
+    if (keep_parents_) parents_.push_back(parent);
     next_.push_back(rec);
     return rec;
   }
@@ -304,7 +309,9 @@ class Explorer {
   std::string stop_reason_;
   ExploreStats stats_;
 
-  StateStore states_;                        // program states
+  StateStore states_;                   // program states
+  std::vector<std::uint32_t> parents_;  // per record: the record it was reached from
+  bool keep_parents_ = true;
   StateStore keys_;                          // (state id, finder)
   std::vector<NodeRecord> records_;          // kept Pareto pairs, in discovery order
   std::vector<std::uint32_t> first_record_;  // per key: its first record
