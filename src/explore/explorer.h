@@ -27,7 +27,9 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/container/inlined_vector.h>
+#include <absl/hash/hash.h>
 
 #include "common/resources.h"
 #include "explore/state_store.h"
@@ -57,12 +59,16 @@ struct Bounds {
 };
 
 // One kept Pareto pair of a key.
+// A key is (program state, finder); it is identified by its first record, so a record carries
+// the key itself and no separate key table is needed (12 bytes per record).
 struct NodeRecord {
-  std::uint32_t key;
+  std::uint32_t state;  // program state id
   std::uint16_t rounds;
   std::uint16_t delays;
-  bool superseded;  // a later pair of the same key dominates it: its moves need not be taken
+  std::uint16_t finder;  // the thread of the last slot
+  bool superseded;       // a later pair of the same key dominates it: its moves need not be taken
 };
+static_assert(sizeof(NodeRecord) == 12);
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint32_t kMaxBound = std::numeric_limits<std::uint16_t>::max();
 inline constexpr std::size_t kMaxRecords = std::size_t{1} << 31;
@@ -84,7 +90,12 @@ class Explorer {
         limits_(limits),
         n_(model.num_threads()),
         states_(model.state_width()),
-        keys_(2) {}
+        keys_(0, KeyHash{&records_}, KeyEq{&records_}) {
+    if (n_ > std::numeric_limits<std::uint16_t>::max() + 1U) Stop("more than 65536 threads");
+  }
+  // The key set points into records_: no copies.
+  Explorer(const Explorer&) = delete;
+  Explorer& operator=(const Explorer&) = delete;
 
   // Computes R(bounds) from the initial states. Returns false if the search was stopped.
   bool Start(Bounds bounds = {}) {
@@ -117,16 +128,13 @@ class Explorer {
   const StateStore& states() const { return states_; }
 
   const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
-  std::uint32_t StateOfKey(std::uint32_t key) const { return keys_.Get(key)[0]; }
-  std::uint32_t FinderOfKey(std::uint32_t key) const { return keys_.Get(key)[1]; }
 
   // Bytes of everything the search keeps, for the "bytes per state" figures.
   std::size_t MemoryBytes() const {
     std::size_t extra = 0;
     for (const auto& [key, list] : extra_pairs_) extra += list.capacity() * sizeof(std::uint32_t);
-    return states_.MemoryBytes() + keys_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
-           parents_.capacity() * sizeof(std::uint32_t) +
-           first_record_.capacity() * sizeof(std::uint32_t) +
+    return states_.MemoryBytes() + keys_.capacity() * (sizeof(std::uint32_t) + 1) +
+           records_.capacity() * sizeof(NodeRecord) + parents_.capacity() * sizeof(std::uint32_t) +
            extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1) + extra +
            (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
             next_.capacity()) *
@@ -148,6 +156,32 @@ class Explorer {
   using PairList = absl::InlinedVector<std::uint32_t, 2>;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
+
+  // The key set holds first-record ids and is probed with (state, finder).
+  struct KeyRef {
+    std::uint32_t state;
+    std::uint32_t finder;
+  };
+  static std::size_t HashKey(std::uint32_t state, std::uint32_t finder) {
+    return absl::Hash<std::uint64_t>{}(std::uint64_t{state} << 16 | finder);
+  }
+  struct KeyHash {
+    using is_transparent = void;
+    const std::vector<NodeRecord>* records;
+    std::size_t operator()(std::uint32_t rec) const {
+      return HashKey((*records)[rec].state, (*records)[rec].finder);
+    }
+    std::size_t operator()(const KeyRef& k) const { return HashKey(k.state, k.finder); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    const std::vector<NodeRecord>* records;
+    bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
+    bool operator()(std::uint32_t a, const KeyRef& k) const {
+      return (*records)[a].state == k.state && (*records)[a].finder == k.finder;
+    }
+    bool operator()(const KeyRef& k, std::uint32_t a) const { return (*this)(a, k); }
+  };
 
   bool Stop(std::string reason) {
     if (!stopped_) {
@@ -194,8 +228,8 @@ class Explorer {
   void TryMove(std::uint32_t rec, MoveKind kind) {
     const NodeRecord node = records_[rec];  // a copy: records_ grows below
     if (node.superseded) return;
-    const std::uint32_t state_id = StateOfKey(node.key);
-    const std::uint32_t finder = FinderOfKey(node.key);
+    const std::uint32_t state_id = node.state;
+    const std::uint32_t finder = node.finder;
     const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
     const std::uint32_t rounds = node.rounds + (next == 0 ? 1 : 0);
     const std::uint32_t delays = node.delays + (kind == kDelay ? 1 : 0);
@@ -234,32 +268,33 @@ class Explorer {
 
   void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
                    std::uint32_t delays, std::uint32_t parent, bool new_state) {
-    const std::array<Word, 2> key_words{state_id, finder};
-    const auto key = keys_.FindOrInsert(StateView(key_words));
-    if (key.is_new) {
-      const std::uint32_t rec = NewRecord(key.id, rounds, delays, parent);
-      first_record_.push_back(rec);
+    const auto found = keys_.find(KeyRef{state_id, finder});
+    if (found == keys_.end()) {
+      const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
+      keys_.insert(rec);
       if (new_state && !listener_.OnNewState(rec, states_.Get(state_id))) {
         Stop("listener");
       }
       return;
     }
-    if (Dominated(key.id, rounds, delays)) {
+    const std::uint32_t key = *found;  // the key's first record
+    if (Dominated(key, rounds, delays)) {
       ++stats_.dominated;
       return;
     }
     ++stats_.reexpansions;
-    const std::uint32_t rec = NewRecord(key.id, rounds, delays, parent);
-    SupersedeDominatedBy(key.id, rec);
+    const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
+    SupersedeDominatedBy(key, rec);
   }
 
-  std::uint32_t NewRecord(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays,
-                          std::uint32_t parent) {
+  std::uint32_t NewRecord(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
+                          std::uint32_t delays, std::uint32_t parent) {
     // Parked moves pack a record id with one bit: ids must stay below 2^31.
     if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
-    records_.push_back(NodeRecord{key, static_cast<std::uint16_t>(rounds),
-                                  static_cast<std::uint16_t>(delays), false});
+    records_.push_back(NodeRecord{state_id, static_cast<std::uint16_t>(rounds),
+                                  static_cast<std::uint16_t>(delays),
+                                  static_cast<std::uint16_t>(finder), false});
     if (keep_parents_) parents_.push_back(parent);
     next_.push_back(rec);
     return rec;
@@ -270,7 +305,7 @@ class Explorer {
   }
 
   bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
-    const NodeRecord& first = records_[first_record_[key]];
+    const NodeRecord& first = records_[key];
     if (!first.superseded && Dominates(first, rounds, delays)) return true;
     const auto it = extra_pairs_.find(key);
     if (it == extra_pairs_.end()) return false;
@@ -283,7 +318,7 @@ class Explorer {
   // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates.
   void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
     const NodeRecord& fresh = records_[rec];
-    NodeRecord& first = records_[first_record_[key]];
+    NodeRecord& first = records_[key];
     if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
       first.superseded = true;
     }
@@ -312,9 +347,9 @@ class Explorer {
   StateStore states_;                   // program states
   std::vector<std::uint32_t> parents_;  // per record: the record it was reached from
   bool keep_parents_ = true;
-  StateStore keys_;                          // (state id, finder)
-  std::vector<NodeRecord> records_;          // kept Pareto pairs, in discovery order
-  std::vector<std::uint32_t> first_record_;  // per key: its first record
+  std::vector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
+  // Keys, as the id of their first record (declared after records_, which it points to).
+  absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys_;
   absl::flat_hash_map<std::uint32_t, PairList> extra_pairs_;  // per key: later live pairs
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped

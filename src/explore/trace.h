@@ -29,9 +29,9 @@ std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explore
   const std::vector<std::uint32_t> path = explorer.PathTo(record);
   for (std::size_t i = 0; i < path.size(); ++i) {
     const NodeRecord& node = explorer.record(path[i]);
-    const StateView state = explorer.state(explorer.StateOfKey(node.key));
+    const StateView state = explorer.state(node.state);
     TraceStep step;
-    step.thread = explorer.FinderOfKey(node.key);
+    step.thread = node.finder;
     step.rounds = node.rounds;
     step.delays = node.delays;
     step.state.assign(state.begin(), state.end());
@@ -42,7 +42,7 @@ std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explore
       if (node.delays > parent.delays) {
         step.kind = TraceStep::Kind::kDelay;
       } else {
-        const StateView before = explorer.state(explorer.StateOfKey(parent.key));
+        const StateView before = explorer.state(parent.state);
         std::vector<Word> copy(before.begin(), before.end());
         bool found = false;
         bool any = false;
