@@ -44,16 +44,18 @@ def main():
                              concrete=d["concrete_states"], r=d["rounds"], d=d["delays"],
                              before=d["image_calls"] - d["image_calls_final_plateau"],
                              during=d["image_calls_final_plateau"], time_s=d["time_s"],
-                             rss_mb=d["peak_rss_mb"], bytes_per_key=d["bytes_per_key"]))
+                             rss_mb=d["peak_rss_mb"], bytes_per_key=d["bytes_per_key"],
+                             calls_per_s=d["image_calls"] / d["time_s"] if d["time_s"] > 0 else 0))
     print("| file | K | verdict | abstract | paper | concrete | r,d | paper r,d | Image before FP | during FP "
-          "| paper before/during | time s | paper s | peak MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| paper before/during | time s | paper s | peak MB | bytes/key | successor calls/s (1 core) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         p = PAPER.get(row["file"])
         ps = ("%d" % p[0], "%d,%d" % (p[2], p[3]), "%d/%d" % (p[4], p[5]), "%.2f" % p[1]) if p else ("-",) * 4
-        print("| %s | %d | %s | %d | %s | %d | %d,%d | %s | %d | %d | %s | %.3f | %s | %.0f |" % (
+        print("| %s | %d | %s | %d | %s | %d | %d,%d | %s | %d | %d | %s | %.3f | %s | %.0f | %.1f | %.2g |" % (
             row["file"], row["k"], row["verdict"], row["abstract"], ps[0], row["concrete"], row["r"],
-            row["d"], ps[1], row["before"], row["during"], ps[2], row["time_s"], ps[3], row["rss_mb"]))
+            row["d"], ps[1], row["before"], row["during"], ps[2], row["time_s"], ps[3], row["rss_mb"],
+            row["bytes_per_key"], row["calls_per_s"]))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

@@ -221,7 +221,9 @@ class Explorer {
         TryMove(rec, kDelay);
       }
     }
-    current_.clear();
+    // The layers are empty between raises: give their memory back.
+    std::vector<std::uint32_t>().swap(current_);
+    std::vector<std::uint32_t>().swap(next_);
     return !stopped_;
   }
 
