@@ -154,6 +154,18 @@ Term Encoder::AtLeast(const Expr& e, const Int& k, const SymState& state, const 
   return out;
 }
 
+void Encoder::QuantifiedErrors(const Expr& e, const SymState& state, const ThreadCount& count,
+                               Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
+  const Term i = FreshThread(count, "err");
+  slots[e.var] = i;
+  std::vector<Term> body_errors;
+  EvalIn(*e.args[0], state, count, self, slots, &body_errors);
+  if (body_errors.empty()) return;
+  std::vector<Term> guard{InRange(i, count), s_.Or(body_errors)};
+  if (e.exclude_self) guard.push_back(s_.Not(s_.Eq(i, self)));
+  errors->push_back(s_.Quantify(false, i, s_.And(guard)));
+}
+
 Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
                      std::vector<Term>& slots, std::vector<Term>* errors) {
   const auto thread_of = [&](const Expr& expr) -> Term {
@@ -208,6 +220,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
                                      : op;
         }
         const Int& k = other.value;
+        if (errors != nullptr) QuantifiedErrors(c, state, count, self, slots, errors);
         const auto at_least = [&](const Int& m) {
           return AtLeast(c, m, state, count, self, slots);
         };
@@ -265,16 +278,20 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:
     case Expr::Kind::kCount: {
-      if (errors != nullptr && e.kind != Expr::Kind::kCount) {
-        // Inside statements the body is error-free (indices are bound variables), so the
-        // collected conditions would only be range checks that cannot fire; keep none.
-      }
+      // Inside a statement, a runtime error in the body for any thread the quantifier ranges
+      // over is an error of the statement (the interpreter evaluates every body).
       if (count.fixed) {
         std::vector<Term> parts;
         for (std::uint32_t c = 0; c < *count.fixed; ++c) {
           slots[e.var] = s_.Num(c);
-          Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);
+          std::vector<Term> body_errors;
+          Term body = EvalIn(*e.args[0], state, count, self, slots,
+                             errors != nullptr ? &body_errors : nullptr);
           const Term other = s_.Not(s_.Eq(s_.Num(c), self));
+          if (errors != nullptr && !body_errors.empty()) {
+            const Term err = s_.Or(body_errors);
+            errors->push_back(e.exclude_self ? s_.And({other, err}) : err);
+          }
           if (e.kind == Expr::Kind::kForall) {
             parts.push_back(e.exclude_self ? s_.Implies(other, body) : body);
           } else {
@@ -294,6 +311,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
                          "with the thread count left symbolic, count(...) must be "
                          "compared with a number");
       }
+      if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
       const Term i = FreshThread(count, "q");
       slots[e.var] = i;
       const Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);

@@ -5,7 +5,9 @@
 //
 // The encoding follows IntModel (model.cc) exactly: integer division and modulo as in SMT-LIB,
 // a runtime error (division by zero, a nat going negative, a thread index out of range) sends
-// the thread to the error location with the state as it was before the failing step.
+// the thread to the error location with the state as it was before the failing step. Expressions
+// are evaluated in full (no short-circuit, every quantifier body for every thread), so an error
+// anywhere in a statement's expressions is an error of the statement.
 #pragma once
 
 #include <optional>
@@ -93,6 +95,9 @@ class Encoder {
               std::vector<Term>& slots, std::vector<Term>* errors);
   Term AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,
                Term self, std::vector<Term>& slots);
+  // In a statement: "the body of quantifier `e` fails for some thread in its range".
+  void QuantifiedErrors(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                        std::vector<Term>& slots, std::vector<Term>* errors);
   Term PcRange(Term pc, std::uint32_t template_index);
   std::uint32_t TemplateOfThread(std::uint32_t thread) const;
 

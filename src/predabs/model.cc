@@ -101,10 +101,9 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
       return e.op == Expr::Op::kNot ? Int(v == 0 ? 1 : 0) : Int(-v);
     }
     case Expr::Kind::kBinary: {
+      // Both operands are evaluated (no short-circuit): a runtime error in either is an error,
+      // as in the solver encoding.
       const Int a = EvalIn(*e.args[0], state, self, slots);
-      if (e.op == Expr::Op::kAnd && a == 0) return 0;
-      if (e.op == Expr::Op::kOr && a != 0) return 1;
-      if (e.op == Expr::Op::kImplies && a == 0) return 1;
       const Int b = EvalIn(*e.args[1], state, self, slots);
       switch (e.op) {
         case Expr::Op::kAdd:
@@ -132,9 +131,11 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
         case Expr::Op::kGe:
           return a >= b ? 1 : 0;
         case Expr::Op::kAnd:
+          return a != 0 && b != 0 ? 1 : 0;
         case Expr::Op::kOr:
+          return a != 0 || b != 0 ? 1 : 0;
         case Expr::Op::kImplies:
-          return b != 0 ? 1 : 0;
+          return a == 0 || b != 0 ? 1 : 0;
         default:
           break;
       }
@@ -147,13 +148,11 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
       for (std::uint32_t i = 0; i < n_; ++i) {
         if (e.exclude_self && i == self) continue;
         slots[e.var] = i;
-        const bool holds = EvalIn(*e.args[0], state, self, slots) != 0;
-        if (e.kind == Expr::Kind::kForall && !holds) return 0;
-        if (e.kind == Expr::Kind::kExists && holds) return 1;
-        if (holds) ++count;
+        if (EvalIn(*e.args[0], state, self, slots) != 0) ++count;  // every body is evaluated
       }
-      if (e.kind == Expr::Kind::kForall) return 1;
-      if (e.kind == Expr::Kind::kExists) return 0;
+      const std::uint32_t range = e.exclude_self ? n_ - 1 : n_;
+      if (e.kind == Expr::Kind::kForall) return count == range ? 1 : 0;
+      if (e.kind == Expr::Kind::kExists) return count > 0 ? 1 : 0;
       return count;
     }
   }

@@ -29,7 +29,9 @@ using States = std::vector<std::vector<Word>>;
 // Random symmetric programs over shared x, y and local l whose values stay in {0, 1, 2}.
 class Generator {
  public:
-  explicit Generator(std::uint32_t seed) : rng_(seed) {}
+  // With `division`, expressions may divide by variables and quantifier bodies may fail: the
+  // runtime errors the interpreter and the encoding must agree on.
+  explicit Generator(std::uint32_t seed, bool division = false) : rng_(seed), division_(division) {}
 
   std::string Program(std::uint32_t threads, int statements, bool asserts, int predicates,
                       bool track_pc) {
@@ -60,7 +62,8 @@ class Generator {
     if (depth == 0 || R(0, 2) == 0) return Atom();
     // Linear arithmetic only (a product of two variables makes the queries nonlinear, which the
     // solver may not decide; druba then says unknown, which these tests cannot compare).
-    const int op = R(0, 2);
+    const int op = R(0, division_ ? 3 : 2);
+    if (op == 3) return "(" + Int(depth - 1) + (R(0, 1) == 0 ? " / " : " % ") + Var() + ")";
     if (op == 2) return "(" + std::to_string(R(0, 2)) + " * " + Int(depth - 1) + ")";
     return "(" + Int(depth - 1) + (op == 0 ? " + " : " - ") + Int(depth - 1) + ")";
   }
@@ -72,6 +75,7 @@ class Generator {
     if (kind == 4) return "!(" + Int(1) + " == " + Int(1) + ")";
     if (kind == 5) return "(" + Cond(false) + " && " + Cond(false) + ")";
     if (kind == 6) return "(" + Cond(false) + " || " + Cond(false) + ")";
+    if (kind == 7 && division_) return "(forall i != self: (x / (l[i] - 1)) != " + Atom() + ")";
     if (kind == 7) return "(forall i != self: l[i] != " + Atom() + ")";
     if (kind == 8) return "(exists i: l[i] == " + Atom() + ")";
     return "(count(i: pc[i] == s" + std::to_string(R(0, k_ - 1)) +
@@ -105,6 +109,7 @@ class Generator {
   }
 
   std::mt19937 rng_;
+  bool division_;
   int k_ = 1;
 };
 
@@ -167,10 +172,11 @@ Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateView sta
 }
 
 TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
-  Generator gen(7);
+  Generator gen(7, /*division=*/true);
   std::mt19937 rng(11);
   std::size_t compared = 0;
   std::size_t enabled = 0;
+  std::size_t failures = 0;  // steps into the error location (assertions, division by zero)
   for (int round = 0; round < 120; ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
@@ -188,6 +194,7 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
         States expected;
         model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t action, StateView s) {
           EXPECT_EQ(action, pc);
+          if (s[model.PcSlot(t)] == program.error_pc) ++failures;
           expected.emplace_back(s.begin(), s.end());
         });
         const SymState pre = enc.FreshState("pre", count);
@@ -226,8 +233,11 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
       }
     }
   }
+  std::fprintf(stderr, "Encoder: %zu steps compared, %zu enabled, %zu into the error location\n",
+               compared, enabled, failures);
   EXPECT_GT(compared, 500U);
   EXPECT_GT(enabled, 250U);
+  EXPECT_GT(failures, 40U);
 }
 
 // All states of a 2-thread program with values in {0, 1, 2} and locations in range.
