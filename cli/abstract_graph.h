@@ -26,8 +26,8 @@ inline std::string DotEscape(const std::string& text) {
 
 // `describe(thread, action)` names an action for the edge labels. Returns "" when the graph is
 // too big.
-template <class Model, class Abs, class Describe>
-std::string AbstractGraphDot(Model& model, const Abs& abs, const StateStore& concrete,
+template <class Model, class Abs, class Explorer, class Describe>
+std::string AbstractGraphDot(Model& model, const Abs& abs, const Explorer& explorer,
                              const StateStore& abstract, Describe&& describe) {
   if (abstract.size() > kMaxDotNodes) return "";
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::string>> edges;
@@ -35,8 +35,8 @@ std::string AbstractGraphDot(Model& model, const Abs& abs, const StateStore& con
   std::vector<Word> to(abs.width());
   std::vector<Word> state;
   StateStore outside(abs.width());  // abstract successors of states beyond the bounds
-  for (std::uint32_t id = 0; id < concrete.size(); ++id) {
-    state.assign(concrete.Get(id).begin(), concrete.Get(id).end());
+  for (std::uint32_t id = 0; id < explorer.num_states(); ++id) {
+    state = explorer.state(id);
     abs.Abstract(StateView(state), std::span<Word>(from));
     const auto from_id = abstract.Find(StateView(from));
     if (!from_id) continue;

@@ -134,6 +134,19 @@ struct Report {
     w.Key("time_s").Double(result.time_s);
     w.Key("peak_rss_mb").Double(PeakRssMb());
     w.Key("bytes_per_key").Double(BytesPerKey());
+    if (options.mode != "explicit") {
+      const auto m = ex.MemoryUse();
+      const double keys = std::max<double>(1, static_cast<double>(ex.num_keys()));
+      w.Key("bytes_per_key_by_part").BeginObject();
+      w.Key("states").Double(static_cast<double>(m.states) / keys);
+      w.Key("stacks").Double(static_cast<double>(model.stacks().MemoryBytes()) / keys);
+      w.Key("key_index").Double(static_cast<double>(m.keys) / keys);
+      w.Key("records").Double(static_cast<double>(m.records) / keys);
+      w.Key("parents").Double(static_cast<double>(m.parents) / keys);
+      w.Key("later_pairs").Double(static_cast<double>(m.pairs) / keys);
+      w.Key("frontiers").Double(static_cast<double>(m.parked) / keys);
+      w.EndObject();
+    }
     w.Key("warnings").UInt(loaded.warnings.size());
     w.Key("traces").Bool(!options.no_trace);
     if (result.closure_failure) {
@@ -461,7 +474,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
     const std::string dot =
         mode == Mode::kExplicit
             ? std::string()
-            : AbstractGraphDot(model, abs, run.explorer().states(), run.abstract_states(),
+            : AbstractGraphDot(model, abs, run.explorer(), run.abstract_states(),
                                [&](std::uint32_t t, std::uint32_t a) {
                                  return "T" + std::to_string(t) + ": " + model.DescribeRule(t, a);
                                });

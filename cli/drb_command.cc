@@ -161,7 +161,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
     out.result = run.Verify();
   }
   if (!options.dot.empty() && mode != Mode::kExplicit) {
-    out.dot = AbstractGraphDot(model, abs, run.explorer().states(), run.abstract_states(),
+    out.dot = AbstractGraphDot(model, abs, run.explorer(), run.abstract_states(),
                                [&](std::uint32_t t, std::uint32_t a) {
                                  return "T" + std::to_string(t) + " " + program.statements[a].label;
                                });

@@ -32,6 +32,7 @@
 #include <absl/hash/hash.h>
 
 #include "common/resources.h"
+#include "explore/chunked_vector.h"
 #include "explore/state_store.h"
 
 namespace druba {
@@ -59,8 +60,8 @@ struct Bounds {
 };
 
 // One kept Pareto pair of a key.
-// A key is (program state, finder); it is identified by its first record, so a record carries
-// the key itself and no separate key table is needed (12 bytes per record).
+// A key is (program state, finder); it is identified by one of its records (its representative),
+// so a record carries the key itself and no separate key table is needed (12 bytes per record).
 struct NodeRecord {
   std::uint32_t state;  // program state id
   std::uint16_t rounds;
@@ -124,22 +125,35 @@ class Explorer {
   std::size_t num_keys() const { return keys_.size(); }
   std::size_t num_records() const { return records_.size(); }
   std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
-  StateView state(std::uint32_t state_id) const { return states_.Get(state_id); }
-  const StateStore& states() const { return states_; }
+  std::vector<Word> state(std::uint32_t state_id) const { return states_.Get(state_id); }
+  std::size_t bytes_per_state_word() const { return states_.bytes_per_word(); }
 
   const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
 
   // Bytes of everything the search keeps, for the "bytes per state" figures.
-  std::size_t MemoryBytes() const {
-    std::size_t extra = 0;
-    for (const auto& [key, list] : extra_pairs_) extra += list.capacity() * sizeof(std::uint32_t);
-    return states_.MemoryBytes() + keys_.capacity() * (sizeof(std::uint32_t) + 1) +
-           records_.capacity() * sizeof(NodeRecord) + parents_.capacity() * sizeof(std::uint32_t) +
-           extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1) + extra +
-           (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
-            next_.capacity()) *
+  struct Memory {
+    std::size_t states = 0;   // packed program states and their index
+    std::size_t keys = 0;     // the (state, finder) index
+    std::size_t records = 0;  // the Pareto pairs
+    std::size_t parents = 0;  // parent links (traces)
+    std::size_t pairs = 0;    // later Pareto pairs per key
+    std::size_t parked = 0;   // the round and delay frontiers
+    std::size_t Total() const { return states + keys + records + parents + pairs + parked; }
+  };
+  Memory MemoryUse() const {
+    Memory m;
+    m.states = states_.MemoryBytes();
+    m.keys = keys_.capacity() * (sizeof(std::uint32_t) + 1);
+    m.records = records_.capacity() * sizeof(NodeRecord);
+    m.parents = parents_.capacity() * sizeof(std::uint32_t);
+    m.pairs = extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1);
+    for (const auto& [key, list] : extra_pairs_) m.pairs += list.capacity() * sizeof(std::uint32_t);
+    m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
+                next_.capacity()) *
                sizeof(std::uint32_t);
+    return m;
   }
+  std::size_t MemoryBytes() const { return MemoryUse().Total(); }
 
   // The records from an initial node to `id`, in path order; empty when parent links are off.
   std::vector<std::uint32_t> PathTo(std::uint32_t id) const {
@@ -167,7 +181,7 @@ class Explorer {
   }
   struct KeyHash {
     using is_transparent = void;
-    const std::vector<NodeRecord>* records;
+    const ChunkedVector<NodeRecord>* records;
     std::size_t operator()(std::uint32_t rec) const {
       return HashKey((*records)[rec].state, (*records)[rec].finder);
     }
@@ -175,7 +189,7 @@ class Explorer {
   };
   struct KeyEq {
     using is_transparent = void;
-    const std::vector<NodeRecord>* records;
+    const ChunkedVector<NodeRecord>* records;
     bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
     bool operator()(std::uint32_t a, const KeyRef& k) const {
       return (*records)[a].state == k.state && (*records)[a].finder == k.finder;
@@ -246,12 +260,13 @@ class Explorer {
     if (kind == kDelay) {
       ++stats_.transitions;
       ++stats_.delay_moves;
-      DiscoverKey(state_id, next, rounds, delays, rec, /*new_state=*/false);
+      DiscoverKey(state_id, next, rounds, delays, rec, {});
       return;
     }
     ++stats_.image_calls;
     // The model may intern into tables that move, and the store may grow: work on a copy.
-    scratch_.assign(states_.Get(state_id).begin(), states_.Get(state_id).end());
+    scratch_.resize(states_.width());
+    states_.Get(state_id, scratch_.data());
     bool any = false;
     model_.ForEachSuccessor(StateView(scratch_), next, [&](std::uint32_t, StateView succ) {
       any = true;
@@ -259,27 +274,28 @@ class Explorer {
       if (!stopped_) DiscoverState(succ, next, rounds, delays, rec);
     });
     if (!any) ++stats_.transitions;
-    if (!any) DiscoverKey(state_id, next, rounds, delays, rec, /*new_state=*/false);  // stutter
+    if (!any) DiscoverKey(state_id, next, rounds, delays, rec, {});  // stutter
   }
 
   void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
                      std::uint32_t parent) {
     const auto found = states_.FindOrInsert(s);
-    DiscoverKey(found.id, finder, rounds, delays, parent, found.is_new);
+    DiscoverKey(found.id, finder, rounds, delays, parent, found.is_new ? s : StateView());
   }
 
   void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
-                   std::uint32_t delays, std::uint32_t parent, bool new_state) {
+                   std::uint32_t delays, std::uint32_t parent, StateView new_state) {
     const auto found = keys_.find(KeyRef{state_id, finder});
     if (found == keys_.end()) {
       const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
       keys_.insert(rec);
-      if (new_state && !listener_.OnNewState(rec, states_.Get(state_id))) {
+      // `new_state` is the program state's words when it was stored just now.
+      if (!new_state.empty() && !listener_.OnNewState(rec, new_state)) {
         Stop("listener");
       }
       return;
     }
-    const std::uint32_t key = *found;  // the key's first record
+    const std::uint32_t key = *found;  // the key's representative record
     if (Dominated(key, rounds, delays)) {
       ++stats_.dominated;
       return;
@@ -317,24 +333,40 @@ class Explorer {
     return false;
   }
 
-  // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates.
+  // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates. When it is then the
+  // key's only live pair it becomes the key's representative in keys_, so later pairs need no
+  // list (almost every key has a single live pair at any time).
   void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
-    const NodeRecord& fresh = records_[rec];
+    const NodeRecord fresh = records_[rec];
     NodeRecord& first = records_[key];
     if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
       first.superseded = true;
     }
-    PairList& list = extra_pairs_[key];
-    const auto kept = std::remove_if(list.begin(), list.end(), [&](std::uint32_t other) {
-      NodeRecord& o = records_[other];
-      if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
-        o.superseded = true;
-        return true;
-      }
-      return false;
-    });
-    list.erase(kept, list.end());
-    list.push_back(rec);
+    const auto it = extra_pairs_.find(key);
+    if (it != extra_pairs_.end()) {
+      PairList& list = it->second;
+      const auto kept = std::remove_if(list.begin(), list.end(), [&](std::uint32_t other) {
+        NodeRecord& o = records_[other];
+        if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
+          o.superseded = true;
+          return true;
+        }
+        return false;
+      });
+      list.erase(kept, list.end());
+    }
+    const bool alone = it == extra_pairs_.end() || it->second.empty();
+    if (records_[key].superseded && alone) {
+      if (it != extra_pairs_.end()) extra_pairs_.erase(it);
+      keys_.erase(key);  // same (state, finder): the slot is found by the key's hash
+      keys_.insert(rec);
+      return;
+    }
+    if (it != extra_pairs_.end()) {
+      it->second.push_back(rec);
+    } else {
+      extra_pairs_[key].push_back(rec);
+    }
   }
 
   Model& model_;
@@ -346,11 +378,12 @@ class Explorer {
   std::string stop_reason_;
   ExploreStats stats_;
 
-  StateStore states_;                   // program states
-  std::vector<std::uint32_t> parents_;  // per record: the record it was reached from
+  PackedStateStore states_;               // program states
+  ChunkedVector<std::uint32_t> parents_;  // per record: the record it was reached from
   bool keep_parents_ = true;
-  std::vector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
-  // Keys, as the id of their first record (declared after records_, which it points to).
+  ChunkedVector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
+  // Keys, as the id of a representative record: the first, or the latest pair that left it
+  // alone (declared after records_, which it points to).
   absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys_;
   absl::flat_hash_map<std::uint32_t, PairList> extra_pairs_;  // per key: later live pairs
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped

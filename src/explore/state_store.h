@@ -57,4 +57,57 @@ class StateStore {
   absl::flat_hash_set<std::uint32_t, Hash, Eq> index_;
 };
 
+// The explorer's store of program states: like StateStore, but each word takes 1, 2 or 4 bytes,
+// the narrowest width that holds every word stored so far. A larger word widens the cells and
+// repacks the arena. Hashing and equality work on the unpacked words, so the index survives a
+// repack unchanged, and a state's hash is the same as in StateStore.
+class PackedStateStore {
+ public:
+  explicit PackedStateStore(std::size_t width);
+  PackedStateStore(const PackedStateStore&) = delete;  // the index's functors point here
+  PackedStateStore& operator=(const PackedStateStore&) = delete;
+
+  StateStore::Found FindOrInsert(StateView words);
+  std::optional<std::uint32_t> Find(StateView words) const;
+
+  // Unpacks state `id` into out[0..width).
+  void Get(std::uint32_t id, Word* out) const {
+    for (std::size_t i = 0; i < width_; ++i) out[i] = Cell(id, i);
+  }
+  std::vector<Word> Get(std::uint32_t id) const {
+    std::vector<Word> out(width_);
+    Get(id, out.data());
+    return out;
+  }
+  std::size_t size() const { return count_; }
+  std::size_t width() const { return width_; }
+  std::size_t bytes_per_word() const { return bytes_; }
+  std::size_t MemoryBytes() const;
+
+ private:
+  Word Cell(std::uint32_t id, std::size_t i) const;
+  bool Same(std::uint32_t id, StateView words) const;
+  void Widen(std::size_t bytes);
+
+  struct Hash {
+    using is_transparent = void;
+    const PackedStateStore* store;
+    std::size_t operator()(std::uint32_t id) const;
+    std::size_t operator()(StateView words) const;
+  };
+  struct Eq {
+    using is_transparent = void;
+    const PackedStateStore* store;
+    bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
+    bool operator()(std::uint32_t a, StateView b) const { return store->Same(a, b); }
+    bool operator()(StateView a, std::uint32_t b) const { return store->Same(b, a); }
+  };
+
+  std::size_t width_;
+  std::size_t bytes_ = 1;
+  std::size_t count_ = 0;
+  std::vector<std::uint8_t> arena_;
+  absl::flat_hash_set<std::uint32_t, Hash, Eq> index_;
+};
+
 }  // namespace druba

@@ -29,7 +29,7 @@ std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explore
   const std::vector<std::uint32_t> path = explorer.PathTo(record);
   for (std::size_t i = 0; i < path.size(); ++i) {
     const NodeRecord& node = explorer.record(path[i]);
-    const StateView state = explorer.state(node.state);
+    const std::vector<Word> state = explorer.state(node.state);
     TraceStep step;
     step.thread = node.finder;
     step.rounds = node.rounds;
@@ -42,7 +42,7 @@ std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explore
       if (node.delays > parent.delays) {
         step.kind = TraceStep::Kind::kDelay;
       } else {
-        const StateView before = explorer.state(parent.state);
+        const std::vector<Word> before = explorer.state(parent.state);
         std::vector<Word> copy(before.begin(), before.end());
         bool found = false;
         bool any = false;

@@ -27,7 +27,7 @@ std::set<PlainState> Reached(const Explorer<cpds::CpdsModel, CountingListener>& 
                              const cpds::CpdsModel& model) {
   std::set<PlainState> out;
   for (std::uint32_t id = 0; id < ex.num_states(); ++id) {
-    const StateView s = ex.state(id);
+    const std::vector<Word> s = ex.state(id);
     PlainState plain{s[0], {}};
     for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
       plain.stacks.push_back(model.stacks().Contents(s[1 + t]));

@@ -1,0 +1,42 @@
+// An append-only array in blocks of 2^16 elements: growing it never copies what is stored and
+// never holds two copies at once, and at most one block is partly used. The first block grows
+// like a std::vector, so small searches stay small.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace druba {
+
+template <class T>
+class ChunkedVector {
+ public:
+  static constexpr std::size_t kBlockBits = 16;
+  static constexpr std::size_t kBlock = std::size_t{1} << kBlockBits;
+
+  T& operator[](std::size_t i) { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
+  const T& operator[](std::size_t i) const { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
+
+  void push_back(const T& value) {
+    if (blocks_.empty() || blocks_.back().size() == kBlock) {
+      blocks_.emplace_back();
+      if (blocks_.size() > 1) blocks_.back().reserve(kBlock);
+    }
+    blocks_.back().push_back(value);
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Elements allocated (for memory figures).
+  std::size_t capacity() const {
+    std::size_t total = 0;
+    for (const auto& block : blocks_) total += block.capacity();
+    return total;
+  }
+
+ private:
+  std::vector<std::vector<T>> blocks_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace druba
