@@ -1,6 +1,6 @@
-// An append-only array in blocks of 2^16 elements: growing it never copies what is stored and
-// never holds two copies at once, and at most one block is partly used. The first block grows
-// like a std::vector, so small searches stay small.
+// An append-only array in blocks of 2^16 elements: growing it copies at most one block, never
+// holds two copies of the whole, and only the last block has spare capacity (each block grows
+// like a std::vector, so small searches stay small).
 #pragma once
 
 #include <cstddef>
@@ -18,10 +18,7 @@ class ChunkedVector {
   const T& operator[](std::size_t i) const { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
 
   void push_back(const T& value) {
-    if (blocks_.empty() || blocks_.back().size() == kBlock) {
-      blocks_.emplace_back();
-      if (blocks_.size() > 1) blocks_.back().reserve(kBlock);
-    }
+    if (blocks_.empty() || blocks_.back().size() == kBlock) blocks_.emplace_back();
     blocks_.back().push_back(value);
     ++size_;
   }

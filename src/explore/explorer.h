@@ -146,8 +146,10 @@ class Explorer {
     m.keys = keys_.capacity() * (sizeof(std::uint32_t) + 1);
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
-    m.pairs = extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairList>) + 1);
-    for (const auto& [key, list] : extra_pairs_) m.pairs += list.capacity() * sizeof(std::uint32_t);
+    m.pairs =
+        extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairSlots>) + 1) +
+        spill_.capacity() * (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
+    for (const auto& [key, list] : spill_) m.pairs += list.capacity() * sizeof(std::uint32_t);
     m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
                 next_.capacity()) *
                sizeof(std::uint32_t);
@@ -167,7 +169,9 @@ class Explorer {
   bool keeps_parents() const { return keep_parents_; }
 
  private:
-  using PairList = absl::InlinedVector<std::uint32_t, 2>;
+  // Up to two extra live pairs of a key sit in one 12-byte map slot; more spill into spill_.
+  static constexpr std::uint32_t kNoPair = std::numeric_limits<std::uint32_t>::max();
+  using PairSlots = std::array<std::uint32_t, 2>;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
 
@@ -322,50 +326,63 @@ class Explorer {
     return a.rounds <= rounds && a.delays <= delays;
   }
 
+  // The live pairs of `key` besides its representative.
+  absl::InlinedVector<std::uint32_t, 4> Extras(std::uint32_t key) const {
+    absl::InlinedVector<std::uint32_t, 4> out;
+    const auto it = extra_pairs_.find(key);
+    if (it == extra_pairs_.end()) return out;
+    for (const std::uint32_t rec : it->second) {
+      if (rec != kNoPair) out.push_back(rec);
+    }
+    if (const auto more = spill_.find(key); more != spill_.end()) {
+      out.insert(out.end(), more->second.begin(), more->second.end());
+    }
+    return out;
+  }
+
   bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
     const NodeRecord& first = records_[key];
     if (!first.superseded && Dominates(first, rounds, delays)) return true;
-    const auto it = extra_pairs_.find(key);
-    if (it == extra_pairs_.end()) return false;
-    for (const std::uint32_t rec : it->second) {
+    for (const std::uint32_t rec : Extras(key)) {
       if (Dominates(records_[rec], rounds, delays)) return true;
     }
     return false;
   }
 
   // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates. When it is then the
-  // key's only live pair it becomes the key's representative in keys_, so later pairs need no
-  // list (almost every key has a single live pair at any time).
+  // key's only live pair it becomes the key's representative in keys_, so it needs no entry
+  // among the extra pairs (almost every key has a single live pair at any time).
   void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
     const NodeRecord fresh = records_[rec];
     NodeRecord& first = records_[key];
     if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
       first.superseded = true;
     }
-    const auto it = extra_pairs_.find(key);
-    if (it != extra_pairs_.end()) {
-      PairList& list = it->second;
-      const auto kept = std::remove_if(list.begin(), list.end(), [&](std::uint32_t other) {
-        NodeRecord& o = records_[other];
-        if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
-          o.superseded = true;
-          return true;
-        }
-        return false;
-      });
-      list.erase(kept, list.end());
-    }
-    const bool alone = it == extra_pairs_.end() || it->second.empty();
-    if (records_[key].superseded && alone) {
-      if (it != extra_pairs_.end()) extra_pairs_.erase(it);
+    auto extras = Extras(key);
+    const auto kept = std::remove_if(extras.begin(), extras.end(), [&](std::uint32_t other) {
+      NodeRecord& o = records_[other];
+      if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
+        o.superseded = true;
+        return true;
+      }
+      return false;
+    });
+    extras.erase(kept, extras.end());
+    if (records_[key].superseded && extras.empty()) {
+      extra_pairs_.erase(key);
+      spill_.erase(key);
       keys_.erase(key);  // same (state, finder): the slot is found by the key's hash
       keys_.insert(rec);
       return;
     }
-    if (it != extra_pairs_.end()) {
-      it->second.push_back(rec);
+    extras.push_back(rec);
+    PairSlots& slots = extra_pairs_[key];
+    slots = {kNoPair, kNoPair};
+    for (std::size_t i = 0; i < extras.size() && i < slots.size(); ++i) slots[i] = extras[i];
+    if (extras.size() > slots.size()) {
+      spill_[key].assign(extras.begin() + slots.size(), extras.end());
     } else {
-      extra_pairs_[key].push_back(rec);
+      spill_.erase(key);
     }
   }
 
@@ -385,7 +402,8 @@ class Explorer {
   // Keys, as the id of a representative record: the first, or the latest pair that left it
   // alone (declared after records_, which it points to).
   absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys_;
-  absl::flat_hash_map<std::uint32_t, PairList> extra_pairs_;  // per key: later live pairs
+  absl::flat_hash_map<std::uint32_t, PairSlots> extra_pairs_;  // per key: other live pairs
+  absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill_;  // beyond two
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
   std::vector<std::uint32_t> current_;
