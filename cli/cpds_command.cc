@@ -1,6 +1,7 @@
 #include "cli/cpds_command.h"
 #include "cli/abstract_graph.h"
 #include "cli/schedule_svg.h"
+#include "cli/trace_walk.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -70,20 +71,6 @@ std::string DumpAbstract(const CpdsDruba& run, const TopKAbstraction& abs) {
   std::string out;
   for (const std::string& line : lines) out += line + "\n";
   return out;
-}
-
-const char* KindName(TraceStep::Kind kind) {
-  switch (kind) {
-    case TraceStep::Kind::kInitial:
-      return "initial";
-    case TraceStep::Kind::kStep:
-      return "step";
-    case TraceStep::Kind::kStutter:
-      return "stutter";
-    case TraceStep::Kind::kDelay:
-      return "delay";
-  }
-  return "?";
 }
 
 struct Report {
@@ -184,7 +171,7 @@ struct Report {
       w.BeginArray();
       for (const TraceStep& s : trace) {
         w.BeginObject();
-        w.Key("kind").String(KindName(s.kind));
+        w.Key("kind").String(TraceKindName(s.kind));
         w.Key("thread").UInt(s.thread);
         if (s.kind == TraceStep::Kind::kStep) {
           w.Key("rule").String(cpds::RuleToString(model.rule(s.thread, s.action)));
@@ -227,7 +214,7 @@ struct Report {
         continue;
       }
       std::snprintf(head, sizeof head, "  %4zu  r%-3u T%-3u %-7s", i, s.rounds, s.thread,
-                    KindName(s.kind));
+                    TraceKindName(s.kind));
       out += head;
       if (s.kind == TraceStep::Kind::kStep) {
         out += model.DescribeRule(s.thread, s.action);
@@ -329,72 +316,40 @@ int Replay(const RunOptions& given) {
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
   const JsonValue& steps = doc.At("steps");
-  if (steps.kind != JsonValue::Kind::kArray || steps.items.empty()) {
-    throw InputError(steps.where, "expected a non-empty array of steps");
-  }
-  std::uint32_t finder = n - 1;
-  std::uint32_t delays = 0;
-  for (std::size_t i = 0; i < steps.items.size(); ++i) {
-    const JsonValue& step = steps.items[i];
-    const std::string& kind = step.At("kind").AsString();
-    const std::string slot = "slot " + std::to_string(i) + ": ";
-    if (i == 0 || kind == "initial") {
-      if (i != 0 || kind != "initial") {
-        throw InputError(step.where, slot + "the first step, and only it, is 'initial'");
+  const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
+                        const std::string& slot) {
+    std::optional<std::uint32_t> wanted;
+    if (kind == "step") {
+      const std::uint32_t line = step.At("line").AsUInt();
+      const auto& rules = model.cpds().threads[thread].rules;
+      for (std::uint32_t a = 0; a < rules.size(); ++a) {
+        if (rules[a].line == line) wanted = a;
       }
-    } else {
-      const std::uint32_t thread = step.At("thread").AsUInt();
-      const std::uint32_t expected = (finder + 1) % n;
-      if (thread != expected) {
-        throw InputError(step.At("thread").where,
-                         slot + "the slot belongs to thread " + std::to_string(expected) +
-                             " under Round-Robin, not thread " + std::to_string(thread));
+      if (!wanted) {
+        throw InputError(step.At("line").where, slot + "thread " + std::to_string(thread) +
+                                                    " has no rule on line " + std::to_string(line) +
+                                                    " of " + given.model);
       }
-      std::optional<std::vector<Word>> next;
-      std::optional<std::uint32_t> wanted;
-      if (kind == "step") {
-        const std::uint32_t line = step.At("line").AsUInt();
-        const auto& rules = model.cpds().threads[thread].rules;
-        for (std::uint32_t a = 0; a < rules.size(); ++a) {
-          if (rules[a].line == line) wanted = a;
-        }
-        if (!wanted) {
-          throw InputError(step.At("line").where, slot + "thread " + std::to_string(thread) +
-                                                      " has no rule on line " +
-                                                      std::to_string(line) + " of " + given.model);
-        }
-      } else if (kind != "delay" && kind != "stutter") {
-        throw InputError(step.At("kind").where, std::string(slot)
-                                                    .append("unknown kind '")
-                                                    .append(kind)
-                                                    .append("' (initial, step, stutter or delay)"));
-      }
-      bool any = false;
-      if (kind != "delay") {
-        model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
-          any = true;
-          if (wanted && action == *wanted) next.emplace(s.begin(), s.end());
-        });
-      }
-      if (kind == "stutter" && any) {
-        throw InputError(step.where, slot + "thread " + std::to_string(thread) +
-                                         " has an enabled rule, so it cannot stutter");
-      }
-      if (kind == "step" && !next) {
-        throw InputError(step.where, slot + "rule " + model.DescribeRule(thread, *wanted) +
-                                         " is not enabled in " +
-                                         model.DescribeState(StateView(state)));
-      }
-      if (next) state = *next;
-      if (kind == "delay") ++delays;
-      finder = thread;
     }
-    if (step.Has("state") && step.At("state").AsString() != model.DescribeState(StateView(state))) {
-      throw InputError(step.At("state").where,
-                       slot + "the trace says " + step.At("state").AsString() +
-                           " but the model reaches " + model.DescribeState(StateView(state)));
+    std::optional<std::vector<Word>> next;
+    bool any = false;
+    model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
+      any = true;
+      if (wanted && action == *wanted) next.emplace(s.begin(), s.end());
+    });
+    if (kind == "stutter" && any) {
+      throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                       " has an enabled rule, so it cannot stutter");
     }
-  }
+    if (kind == "step" && !next) {
+      throw InputError(step.where, slot + "rule " + model.DescribeRule(thread, *wanted) +
+                                       " is not enabled in " +
+                                       model.DescribeState(StateView(state)));
+    }
+    if (next) state = *next;
+  };
+  const std::uint32_t delays =
+      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
   std::vector<Word> a(abs.width());
   abs.Abstract(StateView(state), std::span<Word>(a));
   if (!abs.Violates(StateView(a))) {

@@ -1,6 +1,7 @@
 #include "cli/drb_command.h"
 #include "cli/abstract_graph.h"
 #include "cli/schedule_svg.h"
+#include "cli/trace_walk.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -59,20 +60,6 @@ ThreadSpec ParseThreads(const std::string& text, const predabs::Program& program
                      "no fixed thread index in the code or the abstraction");
   }
   return spec;
-}
-
-const char* KindName(TraceStep::Kind kind) {
-  switch (kind) {
-    case TraceStep::Kind::kInitial:
-      return "initial";
-    case TraceStep::Kind::kStep:
-      return "step";
-    case TraceStep::Kind::kStutter:
-      return "stutter";
-    case TraceStep::Kind::kDelay:
-      return "delay";
-  }
-  return "?";
 }
 
 const char* FailureText(predabs::Failure f) {
@@ -236,7 +223,7 @@ void WriteTraceJson(JsonWriter& w, const std::vector<TraceLine>& trace) {
   w.BeginArray();
   for (const TraceLine& t : trace) {
     w.BeginObject();
-    w.Key("kind").String(KindName(t.kind));
+    w.Key("kind").String(TraceKindName(t.kind));
     w.Key("thread").UInt(t.thread);
     if (t.kind == TraceStep::Kind::kStep) {
       w.Key("label").String(t.label);
@@ -262,7 +249,7 @@ std::string TraceText(const std::vector<TraceLine>& trace) {
     }
     char head[64];
     std::snprintf(head, sizeof head, "  %4zu  r%-3u T%-3u %-7s", i, t.rounds, t.thread,
-                  KindName(t.kind));
+                  TraceKindName(t.kind));
     out += head;
     if (t.kind == TraceStep::Kind::kStep) {
       out += t.label + ": " + t.statement + " (line " + std::to_string(t.line) + ")";
@@ -374,75 +361,42 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
   const JsonValue& steps = doc.At("steps");
-  if (steps.kind != JsonValue::Kind::kArray || steps.items.empty()) {
-    throw InputError(steps.where, "expected a non-empty array of steps");
-  }
-  std::uint32_t finder = n - 1;
-  std::uint32_t delays = 0;
-  for (std::size_t i = 0; i < steps.items.size(); ++i) {
-    const JsonValue& step = steps.items[i];
-    const std::string& kind = step.At("kind").AsString();
-    const std::string slot = "slot " + std::to_string(i) + ": ";
-    if (i == 0 || kind == "initial") {
-      if (i != 0 || kind != "initial") {
-        throw InputError(step.where, slot + "the first step, and only it, is 'initial'");
+  const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
+                        const std::string& slot) {
+    std::vector<std::vector<Word>> successors;
+    std::vector<std::uint32_t> actions;
+    model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
+      actions.push_back(action);
+      successors.emplace_back(s.begin(), s.end());
+    });
+    if (kind == "stutter") {
+      if (!successors.empty()) {
+        throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                         " has an enabled statement, so it cannot stutter");
       }
-    } else {
-      const std::uint32_t thread = step.At("thread").AsUInt();
-      const std::uint32_t expected = (finder + 1) % n;
-      if (thread != expected) {
-        throw InputError(step.At("thread").where,
-                         slot + "the slot belongs to thread " + std::to_string(expected) +
-                             " under Round-Robin, not thread " + std::to_string(thread));
-      }
-      std::vector<std::vector<Word>> successors;
-      std::vector<std::uint32_t> actions;
-      if (kind != "delay") {
-        model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
-          actions.push_back(action);
-          successors.emplace_back(s.begin(), s.end());
-        });
-      }
-      if (kind == "step") {
-        const std::string& label = step.At("label").AsString();
-        std::optional<std::size_t> chosen;
-        for (std::size_t k = 0; k < successors.size() && !chosen; ++k) {
-          const bool same_state =
-              !step.Has("state") ||
-              step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
-          if (program.statements[actions[k]].label == label && same_state) chosen = k;
-        }
-        if (!chosen) {
-          std::string message = slot;
-          message.append("thread ")
-              .append(std::to_string(thread))
-              .append(" cannot take statement '")
-              .append(label)
-              .append("' to the recorded state from ")
-              .append(model.DescribeState(StateView(state)));
-          throw InputError(step.where, message);
-        }
-        state = successors[*chosen];
-      } else if (kind == "stutter") {
-        if (!successors.empty()) {
-          throw InputError(step.where, slot + "thread " + std::to_string(thread) +
-                                           " has an enabled statement, so it cannot stutter");
-        }
-      } else if (kind == "delay") {
-        ++delays;
-      } else {
-        std::string message = slot;
-        message.append("unknown kind '").append(kind).append("' (initial, step, stutter or delay)");
-        throw InputError(step.At("kind").where, message);
-      }
-      finder = thread;
+      return;
     }
-    if (step.Has("state") && step.At("state").AsString() != model.DescribeState(StateView(state))) {
-      throw InputError(step.At("state").where,
-                       slot + "the trace says " + step.At("state").AsString() +
-                           " but the model reaches " + model.DescribeState(StateView(state)));
+    const std::string& label = step.At("label").AsString();
+    for (std::size_t k = 0; k < successors.size(); ++k) {
+      const bool same_state =
+          !step.Has("state") ||
+          step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
+      if (program.statements[actions[k]].label == label && same_state) {
+        state = successors[k];
+        return;
+      }
     }
-  }
+    std::string message = slot;
+    message.append("thread ")
+        .append(std::to_string(thread))
+        .append(" cannot take statement '")
+        .append(label)
+        .append("' to the recorded state from ")
+        .append(model.DescribeState(StateView(state)));
+    throw InputError(step.where, message);
+  };
+  const std::uint32_t delays =
+      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
   if (!model.AnyThreadFailed(StateView(state))) {
     throw InputError({options.replay_trace, 0, 0}, "the trace ends in " +
                                                        model.DescribeState(StateView(state)) +

@@ -22,6 +22,21 @@ struct TraceStep {
   std::vector<Word> state;  // program state after this slot
 };
 
+// The name traces use for a slot's kind ("initial", "step", "stutter", "delay").
+inline const char* TraceKindName(TraceStep::Kind kind) {
+  switch (kind) {
+    case TraceStep::Kind::kInitial:
+      return "initial";
+    case TraceStep::Kind::kStep:
+      return "step";
+    case TraceStep::Kind::kStutter:
+      return "stutter";
+    case TraceStep::Kind::kDelay:
+      return "delay";
+  }
+  return "?";
+}
+
 template <ExplorableModel Model, ExploreListener Listener>
 std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explorer, Model& model,
                                         std::uint32_t record) {

@@ -59,6 +59,19 @@ Term TypeOk(Solver& s, Type type, Term value) {
 }
 }  // namespace
 
+template <class PerThread>
+Term Encoder::EveryThread(const ThreadCount& count, PerThread&& per_thread) {
+  if (!count.fixed) {
+    const Term i = FreshThread(count, "i");
+    return s_.Quantify(true, i, s_.Implies(InRange(i, count), per_thread(i, 0)));
+  }
+  std::vector<Term> parts;
+  for (std::uint32_t i = 0; i < *count.fixed; ++i) {
+    parts.push_back(per_thread(s_.Num(i), TemplateOfThread(i)));
+  }
+  return s_.And(parts);
+}
+
 Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
   std::vector<Term> parts;
   for (std::size_t v = 0; v < program_.shared.size(); ++v) {
@@ -72,14 +85,7 @@ Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
     conj.push_back(PcRange(s_.Select(state.pc, i), template_index));
     return s_.And(conj);
   };
-  if (count.fixed) {
-    for (std::uint32_t i = 0; i < *count.fixed; ++i) {
-      parts.push_back(per_thread(s_.Num(i), TemplateOfThread(i)));
-    }
-  } else {
-    const Term i = FreshThread(count, "i");
-    parts.push_back(s_.Quantify(true, i, s_.Implies(InRange(i, count), per_thread(i, 0))));
-  }
+  parts.push_back(EveryThread(count, per_thread));
   return s_.And(parts);
 }
 
@@ -96,14 +102,7 @@ Term Encoder::Initial(const SymState& state, const ThreadCount& count) {
     conj.push_back(s_.Eq(s_.Select(state.pc, i), s_.Num(program_.templates[template_index].first)));
     return s_.And(conj);
   };
-  if (count.fixed) {
-    for (std::uint32_t i = 0; i < *count.fixed; ++i) {
-      parts.push_back(per_thread(s_.Num(i), TemplateOfThread(i)));
-    }
-  } else {
-    const Term i = FreshThread(count, "i");
-    parts.push_back(s_.Quantify(true, i, s_.Implies(InRange(i, count), per_thread(i, 0))));
-  }
+  parts.push_back(EveryThread(count, per_thread));
   return s_.And(parts);
 }
 

@@ -98,6 +98,10 @@ class Encoder {
   // In a statement: "the body of quantifier `e` fails for some thread in its range".
   void QuantifiedErrors(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
                         std::vector<Term>& slots, std::vector<Term>* errors);
+  // per_thread(i, template) for every thread i: expanded for a fixed count, quantified
+  // otherwise (symbolic counts have one template).
+  template <class PerThread>
+  Term EveryThread(const ThreadCount& count, PerThread&& per_thread);
   Term PcRange(Term pc, std::uint32_t template_index);
   std::uint32_t TemplateOfThread(std::uint32_t thread) const;
 
