@@ -3,6 +3,7 @@
 markdown table next to the paper's Table 2 and Table 3 figures.
 
   perf/run_benchmarks.py [--druba build/druba] [--top 1 2] [--skip stefan-8] [--csv out.csv]
+  perf/run_benchmarks.py --modes druba ai naive explicit [--top 2]   (all modes side by side)
 """
 import argparse, csv, json, pathlib, subprocess, sys
 
@@ -21,6 +22,59 @@ PAPER = {
     "proc-2": (130, 0.56, 19, 20, 2501, 1298), "stefan-2": (31, 0.24, 13, 2, 367, 59),
     "stefan-4": (687, 13.99, 32, 4, 658696, 261881), "stefan-8": None, "dekker": (1507, 0.82, 37, 16, 3636, 2),
 }
+# Paper Table 2, column "AI" (s), and Table 3, column 5: Image calls without the frontier (the
+# naive mode). None where the paper has no figure.
+PAPER_AI = {
+    "Bluetooth1-11": 0.92, "Bluetooth1-12": 6.79, "Bluetooth1-21": 16.69, "Bluetooth2-11": 0.98,
+    "Bluetooth2-12": 6.68, "Bluetooth2-21": 16.68, "Bluetooth3-11": 1.23, "Bluetooth3-12": 6.40,
+    "Bluetooth3-21": 16.27, "bst-11": 0.49, "bst-21": 5.25, "bst-22": 14.87, "filecrawer": 0.54,
+    "k-induction": 0.74, "proc-2": 0.77, "stefan-2": 0.36, "stefan-4": 13.82, "dekker": 1.62,
+}
+PAPER_NAIVE_CALLS = {
+    "Bluetooth1-11": 339261, "Bluetooth1-12": 4758084, "Bluetooth1-21": 23199458,
+    "Bluetooth2-11": 350587, "Bluetooth2-12": 4780778, "Bluetooth2-21": 23290556,
+    "Bluetooth3-11": 348851, "Bluetooth3-12": 4786950, "Bluetooth3-21": 23467470, "bst-11": 82130,
+    "bst-21": 17785065, "bst-22": 34335106, "filecrawer": 202074, "k-induction": 218715,
+    "proc-2": 578099, "stefan-2": 500494, "stefan-4": None, "dekker": 688836,
+}
+
+
+def run(druba, pds, k, mode, time_limit):
+    out = subprocess.run([druba, "verify", str(pds), "--top", str(k), "--json", "--mode", mode,
+                          "--time-limit", time_limit], capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def modes_table(args):
+    """All modes side by side at each --top: verdicts must agree; times as ratios to druba."""
+    print("| file | K | abstract | druba s | ai s (paper AI s) | naive s | explicit s | "
+          "naive/druba calls (paper w/o frontier calls) | verdicts agree |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for init in sorted(BENCH.glob("*/*.init")):
+        name = init.stem
+        if name in args.skip:
+            continue
+        for k in args.top:
+            res = {m: run(args.druba, init.with_suffix(".pds"), k, m, args.time_limit)
+                   for m in args.modes}
+            d = res["druba"]
+            agree = len({(r["verdict"], r["abstract_states"]) for r in res.values()
+                         if r["verdict"] != "unknown"}) == 1
+            def t(m):
+                if m not in res:
+                    return "-"
+                r = res[m]
+                if r["verdict"] == "unknown":
+                    return "unknown"
+                return "%.3f (%.1fx)" % (r["time_s"], r["time_s"] / max(d["time_s"], 1e-4))
+            naive_calls = res["naive"]["image_calls"] if "naive" in res else 0
+            paper_naive = PAPER_NAIVE_CALLS.get(name)
+            print("| %s | %d | %d | %.3f | %s (%s) | %s | %s | %s / %d (%s) | %s |" % (
+                name, k, d["abstract_states"], d["time_s"], t("ai"),
+                PAPER_AI.get(name, "-"), t("naive"), t("explicit"),
+                naive_calls or "-", d["image_calls"],
+                "{:,}".format(paper_naive) if paper_naive else "-", "yes" if agree else "NO"))
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -29,7 +83,14 @@ def main():
     ap.add_argument("--skip", nargs="*", default=["stefan-8"])
     ap.add_argument("--csv")
     ap.add_argument("--time-limit", default="600")
+    ap.add_argument("--modes", nargs="+", default=["druba"],
+                    help="with more than druba: one table of all modes side by side")
     args = ap.parse_args()
+    if args.modes != ["druba"]:
+        if "druba" not in args.modes:
+            args.modes.insert(0, "druba")
+        modes_table(args)
+        return 0
     rows = []
     for init in sorted(BENCH.glob("*/*.init")):
         name = init.stem
