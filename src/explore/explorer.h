@@ -61,17 +61,19 @@ struct Bounds {
 
 // One kept Pareto pair of a key.
 // A key is (program state, finder); it is identified by one of its records (its representative),
-// so a record carries the key itself and no separate key table is needed (12 bytes per record).
+// so a record carries the key itself and no separate key table is needed (8 bytes per record).
 struct NodeRecord {
-  std::uint32_t state;  // program state id
-  std::uint16_t rounds;
-  std::uint16_t delays;
-  std::uint16_t finder;  // the thread of the last slot
-  bool superseded;       // a later pair of the same key dominates it: its moves need not be taken
+  std::uint32_t state;           // program state id
+  std::uint32_t rounds : 12;     // at most kMaxBound
+  std::uint32_t delays : 12;     // at most kMaxBound
+  std::uint32_t finder : 7;      // the thread of the last slot (fewer than kMaxThreads threads)
+  std::uint32_t superseded : 1;  // a later pair of the same key dominates it: its moves need not
+                                 // be taken
 };
-static_assert(sizeof(NodeRecord) == 12);
+static_assert(sizeof(NodeRecord) == 8);
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
-inline constexpr std::uint32_t kMaxBound = std::numeric_limits<std::uint16_t>::max();
+inline constexpr std::uint32_t kMaxBound = 4095;   // rounds and delays fit in 12 bits
+inline constexpr std::uint32_t kMaxThreads = 128;  // a finder fits in 7 bits
 inline constexpr std::size_t kMaxRecords = std::size_t{1} << 31;
 
 struct ExploreStats {
@@ -92,7 +94,7 @@ class Explorer {
         n_(model.num_threads()),
         states_(model.state_width()),
         keys_(0, KeyHash{&records_}, KeyEq{&records_}) {
-    if (n_ > std::numeric_limits<std::uint16_t>::max() + 1U) Stop("more than 65536 threads");
+    if (n_ > kMaxThreads) Stop("more than " + std::to_string(kMaxThreads) + " threads");
   }
   // The key set points into records_: no copies.
   Explorer(const Explorer&) = delete;
@@ -314,9 +316,13 @@ class Explorer {
     // Parked moves pack a record id with one bit: ids must stay below 2^31.
     if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
-    records_.push_back(NodeRecord{state_id, static_cast<std::uint16_t>(rounds),
-                                  static_cast<std::uint16_t>(delays),
-                                  static_cast<std::uint16_t>(finder), false});
+    NodeRecord record{};
+    record.state = state_id;
+    record.rounds = rounds & kMaxBound;  // within the bounds, which are at most kMaxBound
+    record.delays = delays & kMaxBound;
+    record.finder = finder & (kMaxThreads - 1);
+    record.superseded = 0;
+    records_.push_back(record);
     if (keep_parents_) parents_.push_back(parent);
     next_.push_back(rec);
     return rec;
