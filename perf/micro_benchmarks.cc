@@ -29,6 +29,22 @@ void BM_StateStoreFindOrInsert(benchmark::State& state) {
 }
 BENCHMARK(BM_StateStoreFindOrInsert)->Arg(4)->Arg(9);
 
+// The explorer's store: the same states packed at one byte per word.
+void BM_PackedStateStoreFindOrInsert(benchmark::State& state) {
+  const auto width = static_cast<std::size_t>(state.range(0));
+  std::mt19937 rng(1);
+  std::vector<Word> words(width * 100000);
+  for (Word& w : words) w = rng() % 64;
+  for (auto _ : state) {
+    PackedStateStore store(width);
+    for (std::size_t i = 0; i < 100000; ++i) {
+      benchmark::DoNotOptimize(store.FindOrInsert(StateView(words.data() + i * width, width)));
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 100000);
+}
+BENCHMARK(BM_PackedStateStoreFindOrInsert)->Arg(4)->Arg(9);
+
 void BM_StackPush(benchmark::State& state) {
   for (auto _ : state) {
     cpds::StackTable stacks;
