@@ -1,5 +1,6 @@
 #include "cli/cpds_command.h"
 #include "cli/abstract_graph.h"
+#include "cli/run_common.h"
 #include "cli/schedule_svg.h"
 #include "cli/trace_walk.h"
 
@@ -145,19 +146,7 @@ struct Report {
       w.Key("to").String(abs.Describe(StateView(f.to)));
       w.EndObject();
     }
-    w.Key("schedule").BeginArray();
-    for (const RaiseEvent& e : result.schedule) {
-      w.BeginObject();
-      w.Key("raise").String(e.dim == RaiseEvent::Dim::kStart    ? "start"
-                            : e.dim == RaiseEvent::Dim::kRounds ? "rounds"
-                                                                : "delays");
-      w.Key("rounds").UInt(e.after.rounds);
-      w.Key("delays").UInt(e.after.delays);
-      w.Key("new_abstract").UInt(e.new_abstract);
-      w.Key("image_calls").UInt(e.image_calls);
-      w.EndObject();
-    }
-    w.EndArray();
+    WriteScheduleJson(w, result.schedule);
     if (result.verdict == Verdict::kViolation && !trace.empty()) {
       w.Key("trace");
       WriteTrace(w);
@@ -372,30 +361,10 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   CpdsModel model(loaded.cpds, loaded.init);
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  const Mode mode = options.mode == "ai"         ? Mode::kAi
-                    : options.mode == "naive"    ? Mode::kNaive
-                    : options.mode == "explicit" ? Mode::kExplicit
-                                                 : Mode::kDruba;
+  const Mode mode = ModeFromName(options.mode);
   CpdsDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
-  if (options.progress) {
-    limits.SetProgress(
-        [&run, &limits, last_calls = std::uint64_t{0}, last_s = 0.0]() mutable {
-          const auto& ex = run.explorer();
-          const double now = limits.clock().Seconds();
-          const std::uint64_t calls = ex.stats().image_calls;
-          const double rate =
-              now > last_s ? static_cast<double>(calls - last_calls) / (now - last_s) : 0.0;
-          std::fprintf(stderr,
-                       "druba: %6.1f s  r=%u d=%u  %zu states  %zu abstract  %.0f successor "
-                       "calls/s  %.0f MB\n",
-                       now, ex.bounds().rounds, ex.bounds().delays, run.num_states(),
-                       run.abstract_states().size(), rate, CurrentRssMb());
-          last_calls = calls;
-          last_s = now;
-        },
-        1.0);
-  }
+  if (options.progress) InstallProgress(limits, run);
   RunResult result;
   if (options.command != "test" && mode == Mode::kExplicit) {
     result = run.Explicit([&](StateView state) -> std::string {

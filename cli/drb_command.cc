@@ -1,5 +1,6 @@
 #include "cli/drb_command.h"
 #include "cli/abstract_graph.h"
+#include "cli/run_common.h"
 #include "cli/schedule_svg.h"
 #include "cli/trace_walk.h"
 
@@ -117,23 +118,10 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   IntModel model(program, n);
   PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
   abs.SetLimits(&limits);
-  const Mode mode = options.mode == "ai"         ? Mode::kAi
-                    : options.mode == "naive"    ? Mode::kNaive
-                    : options.mode == "explicit" ? Mode::kExplicit
-                                                 : Mode::kDruba;
+  const Mode mode = ModeFromName(options.mode);
   DrbDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
-  if (options.progress) {
-    limits.SetProgress(
-        [&run, &limits, n]() {
-          const auto& ex = run.explorer();
-          std::fprintf(stderr,
-                       "druba: %6.1f s  threads=%u r=%u d=%u  %zu states  %zu abstract  %.0f MB\n",
-                       limits.clock().Seconds(), n, ex.bounds().rounds, ex.bounds().delays,
-                       run.num_states(), run.abstract_states().size(), CurrentRssMb());
-        },
-        1.0);
-  }
+  if (options.progress) InstallProgress(limits, run, "threads=" + std::to_string(n) + " ");
   if (options.command == "test") {
     out.result = options.delays ? run.Bounded({options.rounds, *options.delays})
                                 : run.Deepen(options.rounds, options.max_delays);
@@ -296,19 +284,7 @@ void WriteRunJson(JsonWriter& w, const OneRun& one) {
     for (const std::string& f : one.all_failures) w.String(f);
     w.EndArray();
   }
-  w.Key("schedule").BeginArray();
-  for (const RaiseEvent& e : r.schedule) {
-    w.BeginObject();
-    w.Key("raise").String(e.dim == RaiseEvent::Dim::kStart    ? "start"
-                          : e.dim == RaiseEvent::Dim::kRounds ? "rounds"
-                                                              : "delays");
-    w.Key("rounds").UInt(e.after.rounds);
-    w.Key("delays").UInt(e.after.delays);
-    w.Key("new_abstract").UInt(e.new_abstract);
-    w.Key("image_calls").UInt(e.image_calls);
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteScheduleJson(w, r.schedule);
   if (!one.trace.empty()) {
     w.Key("trace");
     WriteTraceJson(w, one.trace);
