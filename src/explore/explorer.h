@@ -291,14 +291,14 @@ class Explorer {
 
   void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
                    std::uint32_t delays, std::uint32_t parent, StateView new_state) {
-    const auto found = keys_.find(KeyRef{state_id, finder});
-    if (found == keys_.end()) {
-      const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
-      keys_.insert(rec);
+    bool is_new = false;
+    const auto found = keys_.lazy_emplace(KeyRef{state_id, finder}, [&](const auto& construct) {
+      is_new = true;
+      construct(NewRecord(state_id, finder, rounds, delays, parent));
+    });
+    if (is_new) {
       // `new_state` is the program state's words when it was stored just now.
-      if (!new_state.empty() && !listener_.OnNewState(rec, new_state)) {
-        Stop("listener");
-      }
+      if (!new_state.empty() && !listener_.OnNewState(*found, new_state)) Stop("listener");
       return;
     }
     const std::uint32_t key = *found;  // the key's representative record
