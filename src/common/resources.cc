@@ -31,7 +31,7 @@ std::string Short(double value) {
 }
 }  // namespace
 
-std::optional<std::string> LimitWatch::Check() {
+std::optional<std::string> LimitWatch::Check(double upcoming_bytes) {
   if (reason_) return reason_;
   if (report_ && clock_.Seconds() - last_report_s_ >= interval_s_) {
     last_report_s_ = clock_.Seconds();
@@ -41,8 +41,17 @@ std::optional<std::string> LimitWatch::Check() {
     reason_ = "interrupted";
   } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {
     reason_ = "time limit of " + Short(limits_.time_limit_s) + " s reached";
-  } else if (limits_.memory_limit_mb > 0 && CurrentRssMb() > limits_.memory_limit_mb) {
-    reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached";
+  } else if (limits_.memory_limit_mb > 0) {
+    const double now_mb = CurrentRssMb();
+    const double upcoming_mb = upcoming_bytes / (1024.0 * 1024.0);
+    if (now_mb > limits_.memory_limit_mb) {
+      reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached";
+    } else if (now_mb + upcoming_mb > limits_.memory_limit_mb) {
+      reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached (" +
+                std::to_string(static_cast<long>(now_mb)) +
+                " MB in use, and the next growth of the search tables needs " +
+                std::to_string(static_cast<long>(upcoming_mb) + 1) + " MB more)";
+    }
   }
   return reason_;
 }

@@ -42,7 +42,16 @@ class LimitWatch {
     if (++calls_ % kStride != 0) return std::nullopt;
     return Check();
   }
-  std::optional<std::string> Check();
+  // The same, where `upcoming_bytes()` (called only when the limits are checked) says how much a
+  // search is about to allocate at once (a table that doubles): a memory limit then stops it
+  // before the allocation rather than after, when the machine may already have killed it.
+  template <class Upcoming>
+  std::optional<std::string> Poll(Upcoming&& upcoming_bytes) {
+    if (reason_) return reason_;
+    if (++calls_ % kStride != 0) return std::nullopt;
+    return Check(static_cast<double>(upcoming_bytes()));
+  }
+  std::optional<std::string> Check(double upcoming_bytes = 0);
   const Stopwatch& clock() const { return clock_; }
   // Seconds left before the time limit (a large number when there is none).
   double RemainingSeconds() const {

@@ -159,6 +159,22 @@ class Explorer {
   }
   std::size_t MemoryBytes() const { return MemoryUse().Total(); }
 
+  // What the next growth of the big tables and arrays would allocate at once, counting only those
+  // close to growing (between two limit checks a few thousand nodes are added).
+  std::size_t NextGrowthBytes() const {
+    std::size_t bytes = states_.NextGrowthBytes();
+    const auto table = [&](std::size_t size, std::size_t capacity, std::size_t slot) {
+      if (size * 10 >= capacity * 8) bytes += capacity * 2 * (slot + 1);
+    };
+    table(keys_.size(), keys_.capacity(), sizeof(std::uint32_t));
+    table(extra_pairs_.size(), extra_pairs_.capacity(),
+          sizeof(std::pair<std::uint32_t, PairSlots>));
+    for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
+      if (v->size() * 10 >= v->capacity() * 9) bytes += v->capacity() * 2 * sizeof(std::uint32_t);
+    }
+    return bytes;
+  }
+
   // The records from an initial node to `id`, in path order; empty when parent links are off.
   std::vector<std::uint32_t> PathTo(std::uint32_t id) const {
     std::vector<std::uint32_t> path;
@@ -232,7 +248,7 @@ class Explorer {
       for (const std::uint32_t rec : current_) {
         if (stopped_) break;
         if (limits_ != nullptr) {
-          if (auto reason = limits_->Poll()) {
+          if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) {
             Stop(*reason);
             break;
           }

@@ -136,6 +136,16 @@ std::optional<std::uint32_t> PackedStateStore::Find(StateView words) const {
   return *it;
 }
 
+std::size_t PackedStateStore::NextGrowthBytes() const {
+  std::size_t bytes = 0;
+  // A flat_hash_set grows at 7/8 load, to twice the capacity; a vector at its capacity.
+  if (index_.size() * 10 >= index_.capacity() * 8) {
+    bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
+  }
+  if (arena_.size() * 10 >= arena_.capacity() * 9) bytes += arena_.capacity() * 2;
+  return bytes;
+}
+
 std::size_t PackedStateStore::MemoryBytes() const {
   return arena_.capacity() + index_.capacity() * (sizeof(std::uint32_t) + 1);
 }

@@ -83,6 +83,8 @@ class PackedStateStore {
   std::size_t width() const { return width_; }
   std::size_t bytes_per_word() const { return bytes_; }
   std::size_t MemoryBytes() const;
+  // Bytes the next growth of the index or the arena would allocate at once, when one is near.
+  std::size_t NextGrowthBytes() const;
 
  private:
   Word Cell(std::uint32_t id, std::size_t i) const;
