@@ -107,12 +107,7 @@ struct Report {
     w.Key("concrete_states").UInt(run.num_states());
     w.Key("keys").UInt(ex.num_keys());
     w.Key("pareto_pairs").UInt(ex.num_records());
-    w.Key("rounds").UInt(result.bounds.rounds);
-    w.Key("delays").UInt(result.bounds.delays);
-    w.Key("plateau_start").BeginObject();
-    w.Key("rounds").UInt(result.plateau_start.rounds);
-    w.Key("delays").UInt(result.plateau_start.delays);
-    w.EndObject();
+    WriteBoundsJson(w, result);
     w.Key("mode").String(options.mode);
     w.Key("image_calls").UInt(result.image_calls);
     w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());

@@ -259,12 +259,7 @@ void WriteRunJson(JsonWriter& w, const OneRun& one) {
   w.Key("abstract_states").UInt(one.set->size());
   w.Key("concrete_states").UInt(one.concrete);
   w.Key("keys").UInt(one.keys);
-  w.Key("rounds").UInt(r.bounds.rounds);
-  w.Key("delays").UInt(r.bounds.delays);
-  w.Key("plateau_start").BeginObject();
-  w.Key("rounds").UInt(r.plateau_start.rounds);
-  w.Key("delays").UInt(r.plateau_start.delays);
-  w.EndObject();
+  WriteBoundsJson(w, r);
   w.Key("image_calls").UInt(r.image_calls);
   w.Key("image_calls_final_plateau").UInt(r.image_calls - r.image_calls_before_plateau);
   w.Key("closure_checks").UInt(r.closure_checks);

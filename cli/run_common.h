@@ -43,6 +43,17 @@ void InstallProgress(LimitWatch& limits, const Run& run, std::string label = "")
       1.0);
 }
 
+// "rounds", "delays" (the bounds at the end) and "plateau_start" (where the abstract set last
+// grew).
+inline void WriteBoundsJson(JsonWriter& w, const RunResult& result) {
+  w.Key("rounds").UInt(result.bounds.rounds);
+  w.Key("delays").UInt(result.bounds.delays);
+  w.Key("plateau_start").BeginObject();
+  w.Key("rounds").UInt(result.plateau_start.rounds);
+  w.Key("delays").UInt(result.plateau_start.delays);
+  w.EndObject();
+}
+
 // "schedule": every bound raise, its bounds after, the abstract states it added, the successor
 // calls so far.
 inline void WriteScheduleJson(JsonWriter& w, const std::vector<RaiseEvent>& schedule) {

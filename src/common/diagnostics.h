@@ -14,6 +14,20 @@ struct SourceLocation {
   std::uint32_t column = 0;  // 1-based; 0 means "the line as a whole"
 };
 
+// The 1-based line and column of a reader walking through text, one character at a time.
+struct TextCursor {
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+  void Step(char c) {
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+};
+
 // Renders "file:line:col: <severity>: message" (line and column only where known).
 std::string FormatDiagnostic(const SourceLocation& where, const std::string& severity,
                              const std::string& message);

@@ -19,15 +19,10 @@ class Reader {
 
  private:
   [[noreturn]] void Fail(const std::string& message) const { throw InputError(Here(), message); }
-  SourceLocation Here() const { return {file_, line_, column_}; }
+  SourceLocation Here() const { return {file_, at_.line, at_.column}; }
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void Advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      column_ = 1;
-    } else {
-      ++column_;
-    }
+    at_.Step(text_[pos_]);
     ++pos_;
   }
   void Space() {
@@ -170,8 +165,7 @@ class Reader {
   std::string_view text_;
   const std::string& file_;
   std::size_t pos_ = 0;
-  std::uint32_t line_ = 1;
-  std::uint32_t column_ = 1;
+  TextCursor at_;
 };
 
 }  // namespace

@@ -28,8 +28,8 @@ class Lexer {
     for (;;) {
       SkipSpaceAndComments();
       Token token;
-      token.line = line_;
-      token.column = column_;
+      token.line = at_.line;
+      token.column = at_.column;
       token.begin = pos_;
       if (pos_ >= text_.size()) {
         token.end = pos_;
@@ -50,7 +50,7 @@ class Lexer {
         }
         if (pos_ < text_.size() &&
             (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
-          throw InputError({file_, line_, column_}, "a number runs into a name");
+          throw InputError({file_, at_.line, at_.column}, "a number runs into a name");
         }
       } else {
         token.kind = Token::Kind::kPunct;
@@ -62,7 +62,7 @@ class Lexer {
         }
         static constexpr std::string_view kOne = "+-*/%()[]{};,:<>!=";
         if (!two && kOne.find(c) == std::string_view::npos) {
-          throw InputError({file_, line_, column_},
+          throw InputError({file_, at_.line, at_.column},
                            std::string("unexpected character '") + c + "'");
         }
         Advance();
@@ -76,12 +76,7 @@ class Lexer {
 
  private:
   void Advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      column_ = 1;
-    } else {
-      ++column_;
-    }
+    at_.Step(text_[pos_]);
     ++pos_;
   }
   void SkipSpaceAndComments() {
@@ -100,8 +95,7 @@ class Lexer {
   std::string_view text_;
   const std::string& file_;
   std::size_t pos_ = 0;
-  std::uint32_t line_ = 1;
-  std::uint32_t column_ = 1;
+  TextCursor at_;
 };
 
 bool IsKeyword(std::string_view word) {
