@@ -132,6 +132,7 @@ struct Report {
     }
     w.Key("warnings").UInt(loaded.warnings.size());
     w.Key("traces").Bool(!options.no_trace);
+    w.Key("jobs").UInt(run.jobs());
     if (result.closure_failure) {
       const ClosureFailure& f = *result.closure_failure;
       w.Key("closure_failure").BeginObject();
@@ -262,14 +263,14 @@ struct Report {
                   "  %12zu concrete states stored (%zu keys with finder, %zu Pareto pairs)\n"
                   "  %12llu successor calls%s\n"
                   "  %12llu transitions, %llu rediscoveries dominated, %llu re-expanded\n"
-                  "  %12.3f s, %.1f MB peak memory, %.1f bytes per key\n",
+                  "  %12.3f s on %u thread%s, %.1f MB peak memory, %.1f bytes per key\n",
                   result.bounds.rounds, result.bounds.delays, run.abstract_states().size(),
                   ex.num_states(), ex.num_keys(), ex.num_records(),
                   static_cast<unsigned long long>(result.image_calls), PlateauSplit().c_str(),
                   static_cast<unsigned long long>(ex.stats().transitions),
                   static_cast<unsigned long long>(ex.stats().dominated),
                   static_cast<unsigned long long>(ex.stats().reexpansions), result.time_s,
-                  PeakRssMb(), BytesPerKey());
+                  run.jobs(), run.jobs() == 1 ? "" : "s", PeakRssMb(), BytesPerKey());
     out += buf;
     if (result.verdict == Verdict::kBounded) {
       out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
@@ -359,6 +360,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const Mode mode = ModeFromName(options.mode);
   CpdsDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
+  run.SetJobs(JobsFromOption(options.jobs));
   if (options.progress) InstallProgress(limits, run);
   RunResult result;
   if (options.command != "test" && mode == Mode::kExplicit) {

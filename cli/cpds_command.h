@@ -31,6 +31,7 @@ struct RunOptions {
   std::string schedule_svg;             // draw the driver's path through the (r, d) plane
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // keep no parent links: less memory, no traces
+  unsigned jobs = 0;                    // expansion threads; 0: one per core
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)
   std::string abstraction;             // which `abstraction` block (default: the first)

@@ -2,9 +2,11 @@
 // line and the schedule in the JSON report.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "abstraction/driver.h"
@@ -12,6 +14,11 @@
 #include "common/resources.h"
 
 namespace druba::cli {
+
+// --jobs: 0 means one expansion thread per core.
+inline unsigned JobsFromOption(unsigned jobs) {
+  return jobs != 0 ? jobs : std::max(1U, std::thread::hardware_concurrency());
+}
 
 inline Mode ModeFromName(const std::string& name) {
   return name == "ai"         ? Mode::kAi

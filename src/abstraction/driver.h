@@ -194,6 +194,13 @@ class Druba {
     explorer_->KeepParents(keep);
   }
   bool keeps_trace() const { return keep_trace_; }
+  // Threads for the expansion of each frontier (Explorer::SetJobs); the verdict, the reached sets
+  // and the trace do not depend on it.
+  void SetJobs(unsigned jobs) {
+    jobs_ = jobs;
+    explorer_->SetJobs(jobs);
+  }
+  unsigned jobs() const { return explorer_->jobs(); }
   std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
   std::size_t MemoryBytes() const {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
@@ -211,6 +218,7 @@ class Druba {
     tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
     explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
     explorer_->KeepParents(keep_trace_);
+    explorer_->SetJobs(jobs_);
   }
 
   // One bound change; false when the search was stopped.
@@ -282,6 +290,7 @@ class Druba {
   LimitWatch* limits_;
   Mode mode_;
   bool keep_trace_ = true;
+  unsigned jobs_ = 1;
   std::unique_ptr<AbstractTracker<Abs>> tracker_;
   std::unique_ptr<Search> explorer_;
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;

@@ -29,31 +29,23 @@ class CpdsModel {
 
   template <class F>
   void ForEachSuccessor(StateView state, std::uint32_t thread, F&& yield) {
-    const StackId stack = state[1 + thread];
-    if (stack == StackTable::kEmpty) return;  // an empty stack has no enabled rule
-    const auto it = index_[thread].find(Key(state[0], stacks_.Top(stack)));
-    if (it == index_[thread].end()) return;
-    out_.assign(state.begin(), state.end());
-    const StackId rest = stacks_.Rest(stack);
-    const std::vector<Rule>& rules = cpds_.threads[thread].rules;
-    for (std::uint32_t i = it->second.first; i < it->second.second; ++i) {
-      const std::uint32_t action = order_[thread][i];
-      const Rule& rule = rules[action];
-      out_[0] = rule.new_shared;
-      switch (rule.kind) {
-        case RuleKind::kOverwrite:
-          out_[1 + thread] = stacks_.Push(rule.new_top, rest);
-          break;
-        case RuleKind::kPush:
-          out_[1 + thread] = stacks_.Push(rule.new_top, stacks_.Push(rule.below, rest));
-          break;
-        case RuleKind::kPop:
-          out_[1 + thread] = rest;
-          break;
-      }
-      yield(action, StateView(out_));
-    }
+    Successors(state, thread, out_, yield);
   }
+
+  // A successor function of its own for one thread of the parallel expansion (--jobs): workers
+  // share the rules and the stack table (whose Push is thread-safe), each with its own buffer.
+  class Worker {
+   public:
+    explicit Worker(CpdsModel& model) : model_(&model), out_(model.state_width()) {}
+    template <class F>
+    void ForEachSuccessor(StateView state, std::uint32_t thread, F&& yield) {
+      model_->Successors(state, thread, out_, yield);
+    }
+
+   private:
+    CpdsModel* model_;
+    std::vector<Word> out_;
+  };
 
   const Cpds& cpds() const { return cpds_; }
   const InitialState& init() const { return init_; }
@@ -68,6 +60,34 @@ class CpdsModel {
   std::string DescribeRule(std::uint32_t thread, std::uint32_t action) const;
 
  private:
+  template <class F>
+  void Successors(StateView state, std::uint32_t thread, std::vector<Word>& out, F& yield) {
+    const StackId stack = state[1 + thread];
+    if (stack == StackTable::kEmpty) return;  // an empty stack has no enabled rule
+    const auto it = index_[thread].find(Key(state[0], stacks_.Top(stack)));
+    if (it == index_[thread].end()) return;
+    out.assign(state.begin(), state.end());
+    const StackId rest = stacks_.Rest(stack);
+    const std::vector<Rule>& rules = cpds_.threads[thread].rules;
+    for (std::uint32_t i = it->second.first; i < it->second.second; ++i) {
+      const std::uint32_t action = order_[thread][i];
+      const Rule& rule = rules[action];
+      out[0] = rule.new_shared;
+      switch (rule.kind) {
+        case RuleKind::kOverwrite:
+          out[1 + thread] = stacks_.Push(rule.new_top, rest);
+          break;
+        case RuleKind::kPush:
+          out[1 + thread] = stacks_.Push(rule.new_top, stacks_.Push(rule.below, rest));
+          break;
+        case RuleKind::kPop:
+          out[1 + thread] = rest;
+          break;
+      }
+      yield(action, StateView(out));
+    }
+  }
+
   static std::uint64_t Key(Shared g, Symbol top) {
     return static_cast<std::uint64_t>(g) << 32 | top;
   }

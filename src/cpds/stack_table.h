@@ -1,8 +1,20 @@
 // Hash-consed stacks: a stack is the id of a node (top, rest), so equal stacks have equal ids and
 // a CPDS state is a fixed-width record of the shared state and one stack id per thread.
+//
+// Push may be called from several threads at once (the explorer's parallel expansion, --jobs):
+// the index is split into stripes, each behind its own mutex, and nodes live in blocks that never
+// move, so Top and Rest need no lock. Ids are dense and, with one thread, assigned 0, 1, 2, ... in
+// the order stacks are first pushed; with several threads that order (not the set of stacks)
+// depends on the interleaving.
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -17,16 +29,16 @@ class StackTable {
  public:
   static constexpr StackId kEmpty = 0;
 
-  StackTable() { nodes_.push_back({0, kEmpty}); }  // node 0 stands for the empty stack
+  StackTable();
+  ~StackTable();
+  StackTable(const StackTable&) = delete;
+  StackTable& operator=(const StackTable&) = delete;
 
-  StackId Push(Symbol top, StackId rest) {
-    const std::uint64_t key = static_cast<std::uint64_t>(top) << 32 | rest;
-    const auto [it, inserted] = index_.try_emplace(key, static_cast<StackId>(nodes_.size()));
-    if (inserted) nodes_.push_back({top, rest});
-    return it->second;
-  }
-  Symbol Top(StackId id) const { return nodes_[id].top; }
-  StackId Rest(StackId id) const { return nodes_[id].rest; }
+  // The stack `rest` with `top` pushed. Thread-safe.
+  StackId Push(Symbol top, StackId rest);
+  // For an id this thread got from Push, or that was published to it by a join or a lock.
+  Symbol Top(StackId id) const { return NodeAt(id).top; }
+  StackId Rest(StackId id) const { return NodeAt(id).rest; }
 
   // The number of symbols on the stack, counting no further than `limit + 1`.
   std::uint32_t DepthUpTo(StackId id, std::uint32_t limit) const {
@@ -36,19 +48,43 @@ class StackTable {
   }
   StackId Intern(const Stack& bottom_to_top);
   Stack Contents(StackId id) const;  // bottom to top
-  std::size_t size() const { return nodes_.size(); }
-  std::size_t MemoryBytes() const {
-    return nodes_.capacity() * sizeof(Node) +
-           index_.capacity() * (sizeof(std::pair<std::uint64_t, StackId>) + 1);
-  }
+  std::size_t size() const { return next_id_.load(std::memory_order_acquire); }
+  std::size_t MemoryBytes() const;
 
  private:
   struct Node {
     Symbol top;
     StackId rest;
   };
-  std::vector<Node> nodes_;
-  absl::flat_hash_map<std::uint64_t, StackId> index_;
+  // Block b >= 1 holds ids [kFirst << (b - 1), kFirst << b); block 0 holds [0, kFirst). Blocks
+  // double, so at most half of the allocated nodes are unused, and none is ever copied.
+  static constexpr unsigned kFirstBits = 10;
+  static constexpr std::size_t kFirst = std::size_t{1} << kFirstBits;
+  static constexpr std::size_t kBlocks = 33 - kFirstBits;
+  static constexpr std::size_t kStripes = 64;
+  static std::size_t BlockOf(std::size_t id) {
+    return static_cast<std::size_t>(std::bit_width(id >> kFirstBits));
+  }
+  static std::size_t BlockStart(std::size_t block) {
+    return block == 0 ? 0 : kFirst << (block - 1);
+  }
+  static std::size_t BlockSize(std::size_t block) {
+    return block == 0 ? kFirst : kFirst << (block - 1);
+  }
+  const Node& NodeAt(StackId id) const {
+    const std::size_t block = BlockOf(id);
+    return blocks_[block].load(std::memory_order_acquire)[id - BlockStart(block)];
+  }
+  Node* EnsureBlock(std::size_t block);
+
+  struct Stripe {
+    std::mutex mutex;
+    absl::flat_hash_map<std::uint64_t, StackId> index;
+  };
+  std::array<std::atomic<Node*>, kBlocks> blocks_{};
+  std::mutex grow_mutex_;  // allocating a block
+  std::atomic<std::size_t> next_id_{0};
+  std::unique_ptr<std::array<Stripe, kStripes>> stripes_;
 };
 
 }  // namespace druba::cpds

@@ -10,6 +10,13 @@
 // computation of Def. 1): after Start() and after every raise that was not stopped, the stored
 // program states are exactly R(r,d).
 //
+// Parallel expansion (SetJobs): the moves to take are cut into blocks; the records of a block are
+// expanded in two phases. Phase A runs on all workers and only reads the search: it computes the
+// successors, looks each up in the state store and the key index as they were when the block
+// began, and drops those a kept pair dominates (most of them). Phase B, on one thread, stores the
+// rest in the order of the block, so the stored states, keys and records do not depend on the
+// number of workers or their timing. One worker runs the same two phases.
+//
 // The explorer knows nothing about the model's states beyond their words: the Model gives initial
 // states and per-thread successors, and a Listener hears about every new program state.
 #pragma once
@@ -23,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,6 +53,16 @@ concept ExplorableModel = requires(M& model, StateView state, std::uint32_t thre
   { model.state_width() } -> std::convertible_to<std::size_t>;
   model.ForEachInitial([](StateView) {});
   model.ForEachSuccessor(state, thread, [](std::uint32_t /*action*/, StateView) {});
+};
+
+// A model whose successors several threads may compute at once: each thread gets a Worker of its
+// own (its buffers) over the shared model, and ForEachSuccessor of different workers may run
+// concurrently. The explorer's parallel expansion (SetJobs) needs it; other models run on one
+// thread.
+template <class M>
+concept ConcurrentModel = ExplorableModel<M> && std::constructible_from<typename M::Worker, M&> &&
+    requires(typename M::Worker& worker, StateView state, std::uint32_t thread) {
+  worker.ForEachSuccessor(state, thread, [](std::uint32_t /*action*/, StateView) {});
 };
 
 // Hears about each program state the first time it is stored. Returning false stops the search.
@@ -82,11 +100,22 @@ struct ExploreStats {
   std::uint64_t transitions = 0;   // successor nodes generated (steps, stutters and delays)
   std::uint64_t dominated = 0;     // rediscoveries dropped because a kept pair dominates them
   std::uint64_t reexpansions = 0;  // rediscoveries kept as a new Pareto pair
+  ExploreStats& operator+=(const ExploreStats& o) {
+    image_calls += o.image_calls;
+    delay_moves += o.delay_moves;
+    transitions += o.transitions;
+    dominated += o.dominated;
+    reexpansions += o.reexpansions;
+    return *this;
+  }
 };
 
 template <ExplorableModel Model, ExploreListener Listener>
 class Explorer {
  public:
+  static constexpr unsigned kMaxJobs = 64;
+  static constexpr std::size_t kParallelMin = 1024;  // smaller blocks run on the caller alone
+
   Explorer(Model& model, Listener& listener, LimitWatch* limits = nullptr)
       : model_(model),
         listener_(listener),
@@ -155,6 +184,7 @@ class Explorer {
     m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
                 next_.capacity()) *
                sizeof(std::uint32_t);
+    for (const WorkerOutput& out : outputs_) m.parked += out.Capacity();
     return m;
   }
   std::size_t MemoryBytes() const { return MemoryUse().Total(); }
@@ -182,6 +212,16 @@ class Explorer {
     for (std::uint32_t r = id; r != kNoParent; r = parents_[r]) path.push_back(r);
     return {path.rbegin(), path.rend()};
   }
+  // Threads for phase A of the expansion (1: none besides the caller). Models that are not a
+  // ConcurrentModel always use one.
+  // `parallel_min`: blocks with fewer moves run on the caller alone (tests lower it to run tiny
+  // searches in parallel).
+  void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin) {
+    jobs_ = ConcurrentModel<Model> ? std::max(1U, std::min(jobs, kMaxJobs)) : 1;
+    parallel_min_ = std::max<std::size_t>(1, parallel_min);
+  }
+  unsigned jobs() const { return jobs_; }
+
   // Parent links (4 bytes per search node) exist only for traces; call before Start().
   void KeepParents(bool keep) { keep_parents_ = keep; }
   bool keeps_parents() const { return keep_parents_; }
@@ -219,6 +259,44 @@ class Explorer {
     bool operator()(const KeyRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
+  static constexpr std::size_t kBlockItems = std::size_t{1} << 13;  // moves expanded per block
+  static constexpr std::size_t kPrefetchAhead = 8;
+
+  // A successor phase A kept: no pair of its key dominated it when the block began.
+  struct Candidate {
+    std::uint32_t parent;
+    std::uint32_t state;  // its id; when not `stored`, the index of its words in WorkerOutput
+    std::uint32_t rounds;
+    std::uint32_t delays;
+    std::uint32_t finder;
+    bool stored;
+  };
+  struct WorkerOutput {
+    std::vector<Candidate> candidates;
+    std::vector<Word> words;
+    std::vector<std::uint32_t> round_parked;
+    std::vector<std::uint32_t> delay_parked;
+    std::vector<Word> scratch;
+    ExploreStats stats;
+    std::size_t Capacity() const {
+      return candidates.capacity() * sizeof(Candidate) +
+             (words.capacity() + round_parked.capacity() + delay_parked.capacity() +
+              scratch.capacity()) *
+                 sizeof(std::uint32_t);
+    }
+  };
+  // A ConcurrentModel's Worker; a placeholder for other models.
+  template <class M>
+  struct WorkerOf {
+    struct type {
+      explicit type(M& /*model*/) {}
+    };
+  };
+  template <ConcurrentModel M>
+  struct WorkerOf<M> {
+    using type = typename M::Worker;
+  };
+
   bool Stop(std::string reason) {
     if (!stopped_) {
       stopped_ = true;
@@ -233,10 +311,7 @@ class Explorer {
     ++bound;
     std::vector<std::uint32_t> resume;
     resume.swap(parked);
-    for (const std::uint32_t packed : resume) {
-      if (stopped_) break;
-      TryMove(packed >> 1, static_cast<MoveKind>(packed & 1));
-    }
+    Expand(resume, /*both_moves=*/false);
     return Drain();
   }
 
@@ -245,58 +320,153 @@ class Explorer {
     while (!stopped_ && !next_.empty()) {
       current_.swap(next_);
       next_.clear();
-      for (const std::uint32_t rec : current_) {
-        if (stopped_) break;
-        if (limits_ != nullptr) {
-          if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) {
-            Stop(*reason);
-            break;
-          }
-        }
-        TryMove(rec, kStep);
-        TryMove(rec, kDelay);
-      }
+      Expand(current_, /*both_moves=*/true);
     }
     // The layers are empty between raises: give their memory back.
     std::vector<std::uint32_t>().swap(current_);
     std::vector<std::uint32_t>().swap(next_);
+    for (WorkerOutput& out : outputs_) out = WorkerOutput();
     return !stopped_;
   }
 
-  void TryMove(std::uint32_t rec, MoveKind kind) {
-    const NodeRecord node = records_[rec];  // a copy: records_ grows below
+  // Takes the moves `items` stand for: both moves of each record, or packed (record, move)s.
+  void Expand(const std::vector<std::uint32_t>& items, bool both_moves) {
+    for (std::size_t begin = 0; begin < items.size() && !stopped_; begin += kBlockItems) {
+      const std::size_t size = std::min(kBlockItems, items.size() - begin);
+      ExpandBlock(std::span<const std::uint32_t>(items).subspan(begin, size), both_moves);
+    }
+  }
+
+  void ExpandBlock(std::span<const std::uint32_t> items, bool both_moves) {
+    const unsigned workers = items.size() >= parallel_min_
+                                 ? static_cast<unsigned>(std::min<std::size_t>(jobs_, items.size()))
+                                 : 1;
+    if (outputs_.size() < workers) outputs_.resize(workers);
+    if (workers == 1) {
+      PhaseA(model_, items, both_moves, outputs_[0]);
+    } else if constexpr (ConcurrentModel<Model>) {
+      while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
+      const auto part = [&](unsigned w) {
+        const std::size_t from = items.size() * w / workers;
+        return items.subspan(from, items.size() * (w + 1) / workers - from);
+      };
+      std::vector<std::jthread> threads;
+      threads.reserve(workers - 1);
+      for (unsigned w = 1; w < workers; ++w) {
+        threads.emplace_back(
+            [&, w] { PhaseA(model_workers_[w], part(w), both_moves, outputs_[w]); });
+      }
+      PhaseA(model_workers_[0], part(0), both_moves, outputs_[0]);
+    }  // the threads join here
+    for (unsigned w = 0; w < workers && !stopped_; ++w) PhaseB(outputs_[w]);
+  }
+
+  // Phase A: reads the search, writes only `out` (and the model's tables, through `source`).
+  template <class Source>
+  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves,
+              WorkerOutput& out) {
+    out.candidates.clear();
+    out.words.clear();
+    out.round_parked.clear();
+    out.delay_parked.clear();
+    out.stats = {};
+    for (const std::uint32_t item : items) {
+      if (both_moves) {
+        Move(source, item, kStep, out);
+        Move(source, item, kDelay, out);
+      } else {
+        Move(source, item >> 1, static_cast<MoveKind>(item & 1), out);
+      }
+    }
+  }
+
+  template <class Source>
+  void Move(Source& source, std::uint32_t rec, MoveKind kind, WorkerOutput& out) {
+    const NodeRecord node = records_[rec];
     if (node.superseded) return;
-    const std::uint32_t state_id = node.state;
     const std::uint32_t finder = node.finder;
     const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
     const std::uint32_t rounds = node.rounds + (next == 0 ? 1 : 0);
     const std::uint32_t delays = node.delays + (kind == kDelay ? 1 : 0);
     if (delays > bounds_.delays) {
-      delay_parked_.push_back(Pack(rec, kind));
+      out.delay_parked.push_back(Pack(rec, kind));
       return;
     }
     if (rounds > bounds_.rounds) {
-      round_parked_.push_back(Pack(rec, kind));
+      out.round_parked.push_back(Pack(rec, kind));
       return;
     }
+    const Candidate here{rec, node.state, rounds, delays, next, true};
     if (kind == kDelay) {
-      ++stats_.transitions;
-      ++stats_.delay_moves;
-      DiscoverKey(state_id, next, rounds, delays, rec, {});
+      ++out.stats.transitions;
+      ++out.stats.delay_moves;
+      Offer(here, out);
       return;
     }
-    ++stats_.image_calls;
-    // The model may intern into tables that move, and the store may grow: work on a copy.
-    scratch_.resize(states_.width());
-    states_.Get(state_id, scratch_.data());
+    ++out.stats.image_calls;
+    out.scratch.resize(states_.width());
+    states_.Get(node.state, out.scratch.data());
     bool any = false;
-    model_.ForEachSuccessor(StateView(scratch_), next, [&](std::uint32_t, StateView succ) {
+    source.ForEachSuccessor(StateView(out.scratch), next, [&](std::uint32_t, StateView succ) {
       any = true;
-      ++stats_.transitions;
-      if (!stopped_) DiscoverState(succ, next, rounds, delays, rec);
+      ++out.stats.transitions;
+      Candidate found = here;
+      if (const auto id = states_.Find(succ)) {
+        found.state = *id;
+        Offer(found, out);
+        return;
+      }
+      found.state = static_cast<std::uint32_t>(out.words.size() / states_.width());
+      found.stored = false;
+      Offer(found, out);
+      out.words.insert(out.words.end(), succ.begin(), succ.end());
     });
-    if (!any) ++stats_.transitions;
-    if (!any) DiscoverKey(state_id, next, rounds, delays, rec, {});  // stutter
+    if (!any) {  // a stutter
+      ++out.stats.transitions;
+      Offer(here, out);
+    }
+  }
+
+  // Keeps a successor unless a kept pair of its key dominates it.
+  void Offer(const Candidate& c, WorkerOutput& out) const {
+    if (!c.stored) {
+      out.candidates.push_back(c);
+      return;
+    }
+    const auto it = keys_.find(KeyRef{c.state, c.finder});
+    if (it != keys_.end() && Dominated(*it, c.rounds, c.delays)) {
+      ++out.stats.dominated;
+      return;
+    }
+    out.candidates.push_back(c);
+  }
+
+  // Phase B: stores what phase A kept, in order.
+  void PhaseB(const WorkerOutput& out) {
+    stats_ += out.stats;
+    const std::size_t width = states_.width();
+    const std::size_t count = out.candidates.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      // The key index is probed in the order of the block: fetch a later candidate's slot while
+      // this one is stored.
+      if (i + kPrefetchAhead < count && out.candidates[i + kPrefetchAhead].stored) {
+        const Candidate& later = out.candidates[i + kPrefetchAhead];
+        keys_.prefetch(KeyRef{later.state, later.finder});
+      }
+      const Candidate& c = out.candidates[i];
+      if (limits_ != nullptr) {
+        if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
+      }
+      if (stopped_) return;
+      if (c.stored) {
+        DiscoverKey(c.state, c.finder, c.rounds, c.delays, c.parent, {});
+      } else {
+        DiscoverState(StateView(out.words.data() + std::size_t{c.state} * width, width), c.finder,
+                      c.rounds, c.delays, c.parent);
+      }
+    }
+    round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
+    delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
   }
 
   void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
@@ -430,7 +600,10 @@ class Explorer {
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
   std::vector<std::uint32_t> current_;
   std::vector<std::uint32_t> next_;
-  std::vector<Word> scratch_;
+  unsigned jobs_ = 1;
+  std::size_t parallel_min_ = kParallelMin;
+  std::vector<WorkerOutput> outputs_;  // per worker of phase A
+  std::vector<typename WorkerOf<Model>::type> model_workers_;
 };
 
 }  // namespace druba

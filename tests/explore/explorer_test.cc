@@ -4,6 +4,7 @@
 
 #include <random>
 #include <set>
+#include <thread>
 
 #include "cpds/model.h"
 #include "cpds/reader.h"
@@ -133,6 +134,108 @@ TEST(ExplorerTest, IncrementalEqualsDef1OnRandomProgramsWithoutRecursion) {
     CheckIncrementalAgainstDef1(rng, {4, 3, 3, 5, false});
     if (HasFatalFailure()) return;
   }
+}
+
+// --jobs: phase B stores in the order of the block whatever the number of workers, so several
+// workers give the same states, keys, records, statistics and parent links as one, after every
+// raise (and both equal Def. 1). Blocks of any size run in parallel here (parallel_min 1).
+struct PlainRecord {
+  PlainState state;
+  std::uint32_t rounds, delays, finder, parent;
+  friend bool operator==(const PlainRecord&, const PlainRecord&) = default;
+};
+
+std::vector<PlainRecord> Records(const Explorer<cpds::CpdsModel, CountingListener>& ex,
+                                 const cpds::CpdsModel& model) {
+  std::vector<PlainRecord> out;
+  for (std::uint32_t id = 0; id < ex.num_records(); ++id) {
+    const NodeRecord& r = ex.record(id);
+    const std::vector<Word> s = ex.state(r.state);
+    PlainRecord plain{{s[0], {}}, r.rounds, r.delays, r.finder, 0};
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      plain.state.stacks.push_back(model.stacks().Contents(s[1 + t]));
+    }
+    const std::vector<std::uint32_t> path = ex.PathTo(id);
+    plain.parent = path.size() < 2 ? kNoParent : path[path.size() - 2];
+    out.push_back(std::move(plain));
+  }
+  return out;
+}
+
+void CheckParallelAgainstOneThread(std::mt19937& rng, const testing::RandomCpdsOptions& options,
+                                   unsigned jobs) {
+  auto [c, init] = testing::RandomCpds(rng, options);
+  constexpr std::uint32_t kMax = 5;
+  const testing::Def1Reference reference(c, init, kMax, kMax);
+  cpds::CpdsModel one_model(c, init);
+  cpds::CpdsModel par_model(c, init);
+  CountingListener one_listener;
+  CountingListener par_listener;
+  Explorer<cpds::CpdsModel, CountingListener> one(one_model, one_listener);
+  Explorer<cpds::CpdsModel, CountingListener> par(par_model, par_listener);
+  par.SetJobs(jobs, 1);
+  ASSERT_EQ(par.jobs(), jobs);
+  ASSERT_TRUE(one.Start());
+  ASSERT_TRUE(par.Start());
+  for (;;) {
+    const Bounds b = par.bounds();
+    ASSERT_EQ(Reached(par, par_model), reference.Reach(b.rounds, b.delays))
+        << "threads=" << c.threads.size() << " r=" << b.rounds << " d=" << b.delays;
+    ASSERT_EQ(Records(par, par_model), Records(one, one_model));
+    ASSERT_EQ(par.num_keys(), one.num_keys());
+    ASSERT_EQ(par.stats().image_calls, one.stats().image_calls);
+    ASSERT_EQ(par.stats().transitions, one.stats().transitions);
+    ASSERT_EQ(par.stats().dominated, one.stats().dominated);
+    ASSERT_EQ(par.parked_moves(), one.parked_moves());
+    ASSERT_EQ(par_listener.states, par.num_states());
+    if (b.rounds == kMax && b.delays == kMax) break;
+    const bool rounds =
+        b.delays == kMax || (b.rounds < kMax && std::bernoulli_distribution(0.5)(rng));
+    ASSERT_TRUE(rounds ? par.RaiseRounds() : par.RaiseDelays());
+    ASSERT_TRUE(rounds ? one.RaiseRounds() : one.RaiseDelays());
+  }
+}
+
+TEST(ExplorerTest, ParallelExpansionEqualsOneThreadOnRandomPrograms) {
+  std::mt19937 rng(4242);
+  for (int i = 0; i < 150; ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    CheckParallelAgainstOneThread(rng, {4, 3, 3, 4, i % 2 == 0}, 2 + i % 3);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Many threads push overlapping stacks at once: equal stacks get equal ids, different stacks
+// different ids, and every id reads back as the stack it was given for.
+TEST(StackTableTest, ConcurrentPushesInternEachStackOnce) {
+  cpds::StackTable table;
+  constexpr unsigned kThreads = 4;
+  constexpr std::uint32_t kStacks = 20000;
+  // Stack i is the binary digits of i (as symbols 1 and 2) under a common bottom symbol 3.
+  const auto stack_of = [](std::uint32_t i) {
+    cpds::Stack s{3};
+    for (; i != 0; i >>= 1) s.push_back(1 + (i & 1));
+    return s;
+  };
+  std::vector<std::vector<cpds::StackId>> ids(kThreads, std::vector<cpds::StackId>(kStacks));
+  {
+    std::vector<std::jthread> threads;
+    for (unsigned t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (std::uint32_t k = 0; k < kStacks; ++k) {
+          const std::uint32_t i = t % 2 == 0 ? k : kStacks - 1 - k;  // opposite orders
+          ids[t][i] = table.Intern(stack_of(i));
+        }
+      });
+    }
+  }
+  std::set<cpds::StackId> distinct;
+  for (std::uint32_t i = 0; i < kStacks; ++i) {
+    for (unsigned t = 1; t < kThreads; ++t) ASSERT_EQ(ids[t][i], ids[0][i]) << i;
+    ASSERT_EQ(table.Contents(ids[0][i]), stack_of(i)) << i;
+    distinct.insert(ids[0][i]);
+  }
+  EXPECT_EQ(distinct.size(), kStacks);
 }
 
 }  // namespace
