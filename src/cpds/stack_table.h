@@ -58,7 +58,7 @@ class StackTable {
   };
   // Block b >= 1 holds ids [kFirst << (b - 1), kFirst << b); block 0 holds [0, kFirst). Blocks
   // double, so at most half of the allocated nodes are unused, and none is ever copied.
-  static constexpr unsigned kFirstBits = 10;
+  static constexpr unsigned kFirstBits = 6;
   static constexpr std::size_t kFirst = std::size_t{1} << kFirstBits;
   static constexpr std::size_t kBlocks = 33 - kFirstBits;
   static constexpr std::size_t kStripes = 64;

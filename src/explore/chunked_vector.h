@@ -1,8 +1,9 @@
 // An append-only array in blocks of 2^16 elements: growing it copies at most one block, never
-// holds two copies of the whole, and only the last block has spare capacity (each block grows
-// like a std::vector, so small searches stay small).
+// holds two copies of the whole, and only the last block has spare capacity (each block grows by
+// a quarter at a time, so small searches stay small).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -19,7 +20,13 @@ class ChunkedVector {
 
   void push_back(const T& value) {
     if (blocks_.empty() || blocks_.back().size() == kBlock) blocks_.emplace_back();
-    blocks_.back().push_back(value);
+    std::vector<T>& last = blocks_.back();
+    if (last.size() == last.capacity()) {
+      // Grow by a quarter, not double: the last block is the only one with spare room, and in a
+      // small search it is the whole array.
+      last.reserve(std::min(kBlock, last.capacity() + last.capacity() / 4 + 16));
+    }
+    last.push_back(value);
     ++size_;
   }
   std::size_t size() const { return size_; }
