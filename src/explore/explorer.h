@@ -30,7 +30,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include <absl/hash/hash.h>
 
 #include "common/resources.h"
+#include "common/worker_pool.h"
 #include "explore/chunked_vector.h"
 #include "explore/state_store.h"
 
@@ -114,7 +114,7 @@ template <ExplorableModel Model, ExploreListener Listener>
 class Explorer {
  public:
   static constexpr unsigned kMaxJobs = 64;
-  static constexpr std::size_t kParallelMin = 1024;  // smaller blocks run on the caller alone
+  static constexpr std::size_t kParallelMin = 512;  // smaller blocks run on the caller alone
 
   Explorer(Model& model, Listener& listener, LimitWatch* limits = nullptr)
       : model_(model),
@@ -350,14 +350,9 @@ class Explorer {
         const std::size_t from = items.size() * w / workers;
         return items.subspan(from, items.size() * (w + 1) / workers - from);
       };
-      std::vector<std::jthread> threads;
-      threads.reserve(workers - 1);
-      for (unsigned w = 1; w < workers; ++w) {
-        threads.emplace_back(
-            [&, w] { PhaseA(model_workers_[w], part(w), both_moves, outputs_[w]); });
-      }
-      PhaseA(model_workers_[0], part(0), both_moves, outputs_[0]);
-    }  // the threads join here
+      pool_.Run(workers,
+                [&](unsigned w) { PhaseA(model_workers_[w], part(w), both_moves, outputs_[w]); });
+    }
     for (unsigned w = 0; w < workers && !stopped_; ++w) PhaseB(outputs_[w]);
   }
 
@@ -604,6 +599,7 @@ class Explorer {
   std::size_t parallel_min_ = kParallelMin;
   std::vector<WorkerOutput> outputs_;  // per worker of phase A
   std::vector<typename WorkerOf<Model>::type> model_workers_;
+  WorkerPool pool_;  // last: its threads stop before the rest goes
 };
 
 }  // namespace druba
