@@ -278,6 +278,7 @@ class Explorer {
     std::vector<std::uint32_t> delay_parked;
     std::vector<Word> scratch;
     ExploreStats stats;
+    bool filter = false;  // drop what is dominated already (pays off only when phase A is shared)
     std::size_t Capacity() const {
       return candidates.capacity() * sizeof(Candidate) +
              (words.capacity() + round_parked.capacity() + delay_parked.capacity() +
@@ -343,28 +344,30 @@ class Explorer {
                                  : 1;
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
-      PhaseA(model_, items, both_moves, outputs_[0]);
+      PhaseA(model_, items, both_moves, /*filter=*/false, outputs_[0]);
     } else if constexpr (ConcurrentModel<Model>) {
       while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
       const auto part = [&](unsigned w) {
         const std::size_t from = items.size() * w / workers;
         return items.subspan(from, items.size() * (w + 1) / workers - from);
       };
-      pool_.Run(workers,
-                [&](unsigned w) { PhaseA(model_workers_[w], part(w), both_moves, outputs_[w]); });
+      pool_.Run(workers, [&](unsigned w) {
+        PhaseA(model_workers_[w], part(w), both_moves, true, outputs_[w]);
+      });
     }
     for (unsigned w = 0; w < workers && !stopped_; ++w) PhaseB(outputs_[w]);
   }
 
   // Phase A: reads the search, writes only `out` (and the model's tables, through `source`).
   template <class Source>
-  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves,
+  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves, bool filter,
               WorkerOutput& out) {
     out.candidates.clear();
     out.words.clear();
     out.round_parked.clear();
     out.delay_parked.clear();
     out.stats = {};
+    out.filter = filter;
     for (const std::uint32_t item : items) {
       if (both_moves) {
         Move(source, item, kStep, out);
@@ -406,7 +409,9 @@ class Explorer {
       any = true;
       ++out.stats.transitions;
       Candidate found = here;
-      if (const auto id = states_.Find(succ)) {
+      if (!out.filter) {
+        // One worker: phase B's FindOrInsert is the only lookup.
+      } else if (const auto id = states_.Find(succ)) {
         found.state = *id;
         Offer(found, out);
         return;
@@ -424,7 +429,7 @@ class Explorer {
 
   // Keeps a successor unless a kept pair of its key dominates it.
   void Offer(const Candidate& c, WorkerOutput& out) const {
-    if (!c.stored) {
+    if (!c.stored || !out.filter) {
       out.candidates.push_back(c);
       return;
     }
