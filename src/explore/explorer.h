@@ -12,10 +12,11 @@
 //
 // Parallel expansion (SetJobs): the moves to take are cut into blocks; the records of a block are
 // expanded in two phases. Phase A runs on all workers and only reads the search: it computes the
-// successors, looks each up in the state store and the key index as they were when the block
-// began, and drops those a kept pair dominates (most of them). Phase B, on one thread, stores the
-// rest in the order of the block, so the stored states, keys and records do not depend on the
-// number of workers or their timing. One worker runs the same two phases.
+// successors and, when several workers share it, looks each up in the state store and the key
+// index as they were when the block began and drops those a kept pair dominates. Phase B, on one
+// thread, stores the rest in the order of the block. A successor phase A drops would be dropped
+// by phase B too, so the stored states, keys and records do not depend on the number of workers
+// or their timing.
 //
 // The explorer knows nothing about the model's states beyond their words: the Model gives initial
 // states and per-thread successors, and a Listener hears about every new program state.
