@@ -83,15 +83,18 @@ struct Bounds {
 // so a record carries the key itself and no separate key table is needed (8 bytes per record).
 struct NodeRecord {
   std::uint32_t state;           // program state id
-  std::uint32_t rounds : 12;     // at most kMaxBound
-  std::uint32_t delays : 12;     // at most kMaxBound
+  std::uint32_t rounds : 11;     // at most kMaxBound
+  std::uint32_t delays : 11;     // at most kMaxBound
   std::uint32_t finder : 7;      // the thread of the last slot (fewer than kMaxThreads threads)
   std::uint32_t superseded : 1;  // a later pair of the same key dominates it: its moves need not
                                  // be taken
+  // The key's other live pairs (see Explorer::Extras): in a key's representative, how many
+  // there are (kExtraSlots meaning "that many or more"); in one of them, its number 1, 2, ...
+  std::uint32_t pair_slot : 2;
 };
 static_assert(sizeof(NodeRecord) == 8);
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
-inline constexpr std::uint32_t kMaxBound = 4095;   // rounds and delays fit in 12 bits
+inline constexpr std::uint32_t kMaxBound = 2047;   // rounds and delays fit in 11 bits
 inline constexpr std::uint32_t kMaxThreads = 128;  // a finder fits in 7 bits
 inline constexpr std::size_t kMaxRecords = std::size_t{1} << 31;
 
@@ -123,7 +126,8 @@ class Explorer {
         limits_(limits),
         n_(model.num_threads()),
         states_(model.state_width()),
-        keys_(0, KeyHash{&records_}, KeyEq{&records_}) {
+        keys_(0, KeyHash{&records_}, KeyEq{&records_}),
+        extras_(0, ExtraHash{&records_}, ExtraEq{&records_}) {
     if (n_ > kMaxThreads) Stop("more than " + std::to_string(kMaxThreads) + " threads");
   }
   // The key set points into records_: no copies.
@@ -156,6 +160,7 @@ class Explorer {
   std::size_t num_states() const { return states_.size(); }
   std::size_t num_keys() const { return keys_.size(); }
   std::size_t num_records() const { return records_.size(); }
+  std::size_t keys_with_spilled_pairs() const { return spill_.size(); }  // more than 4 live pairs
   std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
   std::vector<Word> state(std::uint32_t state_id) const { return states_.Get(state_id); }
   std::size_t bytes_per_state_word() const { return states_.bytes_per_word(); }
@@ -179,7 +184,7 @@ class Explorer {
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
     m.pairs =
-        extra_pairs_.capacity() * (sizeof(std::pair<std::uint32_t, PairSlots>) + 1) +
+        extras_.capacity() * (sizeof(std::uint32_t) + 1) +
         spill_.capacity() * (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
     for (const auto& [key, list] : spill_) m.pairs += list.capacity() * sizeof(std::uint32_t);
     m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
@@ -198,8 +203,7 @@ class Explorer {
       if (size * 10 >= capacity * 8) bytes += capacity * 2 * (slot + 1);
     };
     table(keys_.size(), keys_.capacity(), sizeof(std::uint32_t));
-    table(extra_pairs_.size(), extra_pairs_.capacity(),
-          sizeof(std::pair<std::uint32_t, PairSlots>));
+    table(extras_.size(), extras_.capacity(), sizeof(std::uint32_t));
     for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
       if (v->size() * 10 >= v->capacity() * 9) bytes += v->capacity() * 2 * sizeof(std::uint32_t);
     }
@@ -223,14 +227,47 @@ class Explorer {
   }
   unsigned jobs() const { return jobs_; }
 
+  // For tests: an empty string when the index of live pairs is exact (every key's representative
+  // and extra pairs are exactly its records no later pair dominated) and each key's live pairs are
+  // pairwise incomparable; otherwise what is wrong. Takes time and memory linear in the records.
+  std::string CheckParetoIndex() const {
+    absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> live;
+    for (std::uint32_t rec = 0; rec < records_.size(); ++rec) {
+      const NodeRecord& r = records_[rec];
+      if (!r.superseded) live[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
+    }
+    std::size_t keys_with_live = 0;
+    for (const std::uint32_t key : keys_) {
+      std::vector<std::uint32_t> indexed;
+      if (!records_[key].superseded) indexed.push_back(key);
+      for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
+      std::sort(indexed.begin(), indexed.end());
+      const auto it = live.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
+      const std::vector<std::uint32_t> none;
+      if (indexed != (it == live.end() ? none : it->second)) {
+        return "key of record " + std::to_string(key) + ": indexed live pairs differ";
+      }
+      if (!indexed.empty()) ++keys_with_live;
+      for (const std::uint32_t a : indexed) {
+        for (const std::uint32_t b : indexed) {
+          if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
+            return "records " + std::to_string(a) + " and " + std::to_string(b) + " are comparable";
+          }
+        }
+      }
+    }
+    if (keys_with_live != live.size()) return "a key with live pairs is missing from the index";
+    return "";
+  }
+
   // Parent links (4 bytes per search node) exist only for traces; call before Start().
   void KeepParents(bool keep) { keep_parents_ = keep; }
   bool keeps_parents() const { return keep_parents_; }
 
  private:
-  // Up to two extra live pairs of a key sit in one 12-byte map slot; more spill into spill_.
-  static constexpr std::uint32_t kNoPair = std::numeric_limits<std::uint32_t>::max();
-  using PairSlots = std::array<std::uint32_t, 2>;
+  // A key's live pairs besides its representative: the first kExtraSlots are in extras_, found
+  // by (state, finder, number); more spill into spill_, by representative.
+  static constexpr std::uint32_t kExtraSlots = 3;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
 
@@ -297,6 +334,35 @@ class Explorer {
   template <ConcurrentModel M>
   struct WorkerOf<M> {
     using type = typename M::Worker;
+  };
+
+  // The extra-pair set holds record ids and is probed with (state, finder, pair number).
+  struct ExtraRef {
+    std::uint32_t state;
+    std::uint32_t finder;
+    std::uint32_t slot;
+  };
+  static std::size_t HashExtra(std::uint32_t state, std::uint32_t finder, std::uint32_t slot) {
+    return absl::Hash<std::uint64_t>{}(std::uint64_t{state} << 16 | finder << 2 | slot);
+  }
+  struct ExtraHash {
+    using is_transparent = void;
+    const ChunkedVector<NodeRecord>* records;
+    std::size_t operator()(std::uint32_t rec) const {
+      const NodeRecord& r = (*records)[rec];
+      return HashExtra(r.state, r.finder, r.pair_slot);
+    }
+    std::size_t operator()(const ExtraRef& k) const { return HashExtra(k.state, k.finder, k.slot); }
+  };
+  struct ExtraEq {
+    using is_transparent = void;
+    const ChunkedVector<NodeRecord>* records;
+    bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
+    bool operator()(std::uint32_t a, const ExtraRef& k) const {
+      const NodeRecord& r = (*records)[a];
+      return r.state == k.state && r.finder == k.finder && r.pair_slot == k.slot;
+    }
+    bool operator()(const ExtraRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
   bool Stop(std::string reason) {
@@ -519,27 +585,37 @@ class Explorer {
     return a.rounds <= rounds && a.delays <= delays;
   }
 
-  // The live pairs of `key` besides its representative.
+  // Calls `f(record)` on the live pairs of `key` besides its representative, in the order they
+  // were kept, until it returns true; returns whether it did.
+  template <class F>
+  bool AnyExtra(std::uint32_t key, F&& f) const {
+    const NodeRecord& first = records_[key];
+    for (std::uint32_t slot = 1; slot <= first.pair_slot; ++slot) {
+      if (f(*extras_.find(ExtraRef{first.state, first.finder, slot}))) return true;
+    }
+    if (first.pair_slot == kExtraSlots) {
+      if (const auto more = spill_.find(key); more != spill_.end()) {
+        for (const std::uint32_t rec : more->second) {
+          if (f(rec)) return true;
+        }
+      }
+    }
+    return false;
+  }
   absl::InlinedVector<std::uint32_t, 4> Extras(std::uint32_t key) const {
     absl::InlinedVector<std::uint32_t, 4> out;
-    const auto it = extra_pairs_.find(key);
-    if (it == extra_pairs_.end()) return out;
-    for (const std::uint32_t rec : it->second) {
-      if (rec != kNoPair) out.push_back(rec);
-    }
-    if (const auto more = spill_.find(key); more != spill_.end()) {
-      out.insert(out.end(), more->second.begin(), more->second.end());
-    }
+    AnyExtra(key, [&](std::uint32_t rec) {
+      out.push_back(rec);
+      return false;
+    });
     return out;
   }
 
   bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
     const NodeRecord& first = records_[key];
     if (!first.superseded && Dominates(first, rounds, delays)) return true;
-    for (const std::uint32_t rec : Extras(key)) {
-      if (Dominates(records_[rec], rounds, delays)) return true;
-    }
-    return false;
+    return AnyExtra(key,
+                    [&](std::uint32_t rec) { return Dominates(records_[rec], rounds, delays); });
   }
 
   // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates. When it is then the
@@ -551,30 +627,46 @@ class Explorer {
     if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
       first.superseded = true;
     }
-    auto extras = Extras(key);
-    const auto kept = std::remove_if(extras.begin(), extras.end(), [&](std::uint32_t other) {
+    const auto old_extras = Extras(key);
+    absl::InlinedVector<std::uint32_t, 4> extras;
+    for (const std::uint32_t other : old_extras) {
       NodeRecord& o = records_[other];
       if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
         o.superseded = true;
-        return true;
+      } else {
+        extras.push_back(other);
       }
-      return false;
-    });
-    extras.erase(kept, extras.end());
+    }
+    // Renumber: a kept pair moves down when one before it went; `rec` comes last.
     if (records_[key].superseded && extras.empty()) {
-      extra_pairs_.erase(key);
-      spill_.erase(key);
+      SetExtras(key, old_extras, extras);
       keys_.erase(key);  // same (state, finder): the slot is found by the key's hash
       keys_.insert(rec);
       return;
     }
     extras.push_back(rec);
-    PairSlots& slots = extra_pairs_[key];
-    slots = {kNoPair, kNoPair};
-    for (std::size_t i = 0; i < extras.size() && i < slots.size(); ++i) slots[i] = extras[i];
-    if (extras.size() > slots.size()) {
-      spill_[key].assign(extras.begin() + slots.size(), extras.end());
-    } else {
+    SetExtras(key, old_extras, extras);
+  }
+
+  // Replaces the extra pairs of `key` (`before`, as Extras gave them) by `after`.
+  void SetExtras(std::uint32_t key, const absl::InlinedVector<std::uint32_t, 4>& before,
+                 const absl::InlinedVector<std::uint32_t, 4>& after) {
+    // A pair keeps its entry when its number does not change.
+    for (std::size_t i = 0; i < before.size() && i < kExtraSlots; ++i) {
+      if (i < after.size() && after[i] == before[i]) continue;
+      extras_.erase(before[i]);  // hashed by its current number, which is still set
+      records_[before[i]].pair_slot = 0;
+    }
+    for (std::size_t i = 0; i < after.size() && i < kExtraSlots; ++i) {
+      if (i < before.size() && after[i] == before[i]) continue;
+      records_[after[i]].pair_slot = static_cast<std::uint32_t>(i + 1) & kExtraSlots;
+      extras_.insert(after[i]);
+    }
+    records_[key].pair_slot =
+        static_cast<std::uint32_t>(std::min<std::size_t>(after.size(), kExtraSlots)) & kExtraSlots;
+    if (after.size() > kExtraSlots) {
+      spill_[key].assign(after.begin() + kExtraSlots, after.end());
+    } else if (before.size() > kExtraSlots) {
       spill_.erase(key);
     }
   }
@@ -595,8 +687,8 @@ class Explorer {
   // Keys, as the id of a representative record: the first, or the latest pair that left it
   // alone (declared after records_, which it points to).
   absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys_;
-  absl::flat_hash_map<std::uint32_t, PairSlots> extra_pairs_;  // per key: other live pairs
-  absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill_;  // beyond two
+  absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras_;  // other live pairs of keys
+  absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill_;  // beyond kExtraSlots
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
   std::vector<std::uint32_t> current_;
