@@ -29,6 +29,10 @@ class ChunkedVector {
     last.push_back(value);
     ++size_;
   }
+  // Grows to `n` elements, the new ones value-initialized (never shrinks).
+  void resize(std::size_t n) {
+    while (size_ < n) push_back(T{});
+  }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // Elements allocated (for memory figures).

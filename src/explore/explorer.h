@@ -10,13 +10,15 @@
 // computation of Def. 1): after Start() and after every raise that was not stopped, the stored
 // program states are exactly R(r,d).
 //
-// Parallel expansion (SetJobs): the moves to take are cut into blocks; the records of a block are
-// expanded in two phases. Phase A runs on all workers and only reads the search: it computes the
-// successors and, when several workers share it, looks each up in the state store and the key
-// index as they were when the block began and drops those a kept pair dominates. Phase B, on one
-// thread, stores the rest in the order of the block. A successor phase A drops would be dropped
-// by phase B too, so the stored states, keys and records do not depend on the number of workers
-// or their timing.
+// Parallel expansion (SetJobs): the moves to take are cut into blocks, and a block is expanded
+// in two phases. Phase A runs on all workers and only reads the search: it computes the
+// successors and looks them up in the state store. Phase B stores them: with one worker, one at a
+// time in block order (PhaseB); with several (StoreInParallel), the new program states are stored
+// in block order, then the key index, cut into one shard per worker by a hash of the key, lets
+// each worker decide and store the successors whose keys fall in its shard, in block order, with
+// record ids given in block order in between. Either way the same records get the same ids, so
+// the stored states, keys, records and parent links do not depend on the number of workers or
+// their timing.
 //
 // The explorer knows nothing about the model's states beyond their words: the Model gives initial
 // states and per-thread successors, and a Listener hears about every new program state.
@@ -126,8 +128,7 @@ class Explorer {
         limits_(limits),
         n_(model.num_threads()),
         states_(model.state_width()),
-        keys_(0, KeyHash{&records_}, KeyEq{&records_}),
-        extras_(0, ExtraHash{&records_}, ExtraEq{&records_}) {
+        shards_(1, Shard(&records_)) {
     if (n_ > kMaxThreads) Stop("more than " + std::to_string(kMaxThreads) + " threads");
   }
   // The key set points into records_: no copies.
@@ -158,9 +159,17 @@ class Explorer {
   std::uint32_t num_threads() const { return n_; }
 
   std::size_t num_states() const { return states_.size(); }
-  std::size_t num_keys() const { return keys_.size(); }
+  std::size_t num_keys() const {
+    std::size_t keys = 0;
+    for (const Shard& shard : shards_) keys += shard.keys.size();
+    return keys;
+  }
   std::size_t num_records() const { return records_.size(); }
-  std::size_t keys_with_spilled_pairs() const { return spill_.size(); }  // more than 4 live pairs
+  std::size_t keys_with_spilled_pairs() const {  // more than 4 live pairs
+    std::size_t keys = 0;
+    for (const Shard& shard : shards_) keys += shard.spill.size();
+    return keys;
+  }
   std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
   std::vector<Word> state(std::uint32_t state_id) const { return states_.Get(state_id); }
   std::size_t bytes_per_state_word() const { return states_.bytes_per_word(); }
@@ -180,17 +189,23 @@ class Explorer {
   Memory MemoryUse() const {
     Memory m;
     m.states = states_.MemoryBytes();
-    m.keys = keys_.capacity() * (sizeof(std::uint32_t) + 1);
+    for (const Shard& shard : shards_) {
+      m.keys += shard.keys.capacity() * (sizeof(std::uint32_t) + 1);
+      m.pairs += shard.extras.capacity() * (sizeof(std::uint32_t) + 1) +
+                 shard.spill.capacity() *
+                     (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
+      for (const auto& [key, list] : shard.spill)
+        m.pairs += list.capacity() * sizeof(std::uint32_t);
+    }
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
-    m.pairs =
-        extras_.capacity() * (sizeof(std::uint32_t) + 1) +
-        spill_.capacity() * (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
-    for (const auto& [key, list] : spill_) m.pairs += list.capacity() * sizeof(std::uint32_t);
     m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
                 next_.capacity()) *
                sizeof(std::uint32_t);
     for (const WorkerOutput& out : outputs_) m.parked += out.Capacity();
+    m.parked += block_.capacity() * sizeof(Candidate) + outcome_.capacity() +
+                (ids_.capacity() + fresh_.capacity()) * sizeof(std::uint32_t);
+    for (const auto& items : shard_items_) m.parked += items.capacity() * sizeof(std::uint32_t);
     return m;
   }
   std::size_t MemoryBytes() const { return MemoryUse().Total(); }
@@ -202,8 +217,10 @@ class Explorer {
     const auto table = [&](std::size_t size, std::size_t capacity, std::size_t slot) {
       if (size * 10 >= capacity * 8) bytes += capacity * 2 * (slot + 1);
     };
-    table(keys_.size(), keys_.capacity(), sizeof(std::uint32_t));
-    table(extras_.size(), extras_.capacity(), sizeof(std::uint32_t));
+    for (const Shard& shard : shards_) {
+      table(shard.keys.size(), shard.keys.capacity(), sizeof(std::uint32_t));
+      table(shard.extras.size(), shard.extras.capacity(), sizeof(std::uint32_t));
+    }
     for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
       if (v->size() * 10 >= v->capacity() * 9) bytes += v->capacity() * 2 * sizeof(std::uint32_t);
     }
@@ -222,8 +239,11 @@ class Explorer {
   // `parallel_min`: blocks with fewer moves run on the caller alone (tests lower it to run tiny
   // searches in parallel).
   void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin) {
+    if (!records_.empty()) return;  // before Start() only: the key index is cut per job
     jobs_ = ConcurrentModel<Model> ? std::max(1U, std::min(jobs, kMaxJobs)) : 1;
     parallel_min_ = std::max<std::size_t>(1, parallel_min);
+    shards_.clear();
+    for (unsigned j = 0; j < jobs_; ++j) shards_.emplace_back(&records_);
   }
   unsigned jobs() const { return jobs_; }
 
@@ -237,21 +257,25 @@ class Explorer {
       if (!r.superseded) live[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
     }
     std::size_t keys_with_live = 0;
-    for (const std::uint32_t key : keys_) {
-      std::vector<std::uint32_t> indexed;
-      if (!records_[key].superseded) indexed.push_back(key);
-      for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
-      std::sort(indexed.begin(), indexed.end());
-      const auto it = live.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
-      const std::vector<std::uint32_t> none;
-      if (indexed != (it == live.end() ? none : it->second)) {
-        return "key of record " + std::to_string(key) + ": indexed live pairs differ";
-      }
-      if (!indexed.empty()) ++keys_with_live;
-      for (const std::uint32_t a : indexed) {
-        for (const std::uint32_t b : indexed) {
-          if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
-            return "records " + std::to_string(a) + " and " + std::to_string(b) + " are comparable";
+    for (const Shard& shard : shards_) {
+      for (const std::uint32_t key : shard.keys) {
+        if (&ShardOf(records_[key]) != &shard) return "a key in the wrong shard";
+        std::vector<std::uint32_t> indexed;
+        if (!records_[key].superseded) indexed.push_back(key);
+        for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
+        std::sort(indexed.begin(), indexed.end());
+        const auto it = live.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
+        const std::vector<std::uint32_t> none;
+        if (indexed != (it == live.end() ? none : it->second)) {
+          return "key of record " + std::to_string(key) + ": indexed live pairs differ";
+        }
+        if (!indexed.empty()) ++keys_with_live;
+        for (const std::uint32_t a : indexed) {
+          for (const std::uint32_t b : indexed) {
+            if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
+              return "records " + std::to_string(a) + " and " + std::to_string(b) +
+                     " are comparable";
+            }
           }
         }
       }
@@ -265,8 +289,8 @@ class Explorer {
   bool keeps_parents() const { return keep_parents_; }
 
  private:
-  // A key's live pairs besides its representative: the first kExtraSlots are in extras_, found
-  // by (state, finder, number); more spill into spill_, by representative.
+  // A key's live pairs besides its representative: the first kExtraSlots are in its shard's
+  // extras, found by (state, finder, number); more spill into its spill list, by representative.
   static constexpr std::uint32_t kExtraSlots = 3;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
@@ -316,7 +340,7 @@ class Explorer {
     std::vector<std::uint32_t> delay_parked;
     std::vector<Word> scratch;
     ExploreStats stats;
-    bool filter = false;  // drop what is dominated already (pays off only when phase A is shared)
+    bool lookup = false;  // look successors up in the state store (when phase A is shared)
     std::size_t Capacity() const {
       return candidates.capacity() * sizeof(Candidate) +
              (words.capacity() + round_parked.capacity() + delay_parked.capacity() +
@@ -365,6 +389,32 @@ class Explorer {
     bool operator()(const ExtraRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
+  // The index of keys and their live pairs, cut by a hash of the key into one part per job, so
+  // that jobs can update their parts at once (a key's records are all in one part).
+  struct Shard {
+    explicit Shard(const ChunkedVector<NodeRecord>* records)
+        : keys(0, KeyHash{records}, KeyEq{records}),
+          extras(0, ExtraHash{records}, ExtraEq{records}) {}
+    // Keys, as the id of a representative record: the first, or the latest pair that left it
+    // alone.
+    absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys;
+    absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras;  // other live pairs of keys
+    absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill;  // beyond kExtraSlots
+  };
+  std::size_t ShardIndex(std::uint32_t state, std::uint32_t finder) const {
+    if (shards_.size() == 1) return 0;
+    const std::uint64_t mixed = (std::uint64_t{state} << 7 | finder) * 0x9E3779B97F4A7C15ULL;
+    return static_cast<std::size_t>(mixed >> 40) % shards_.size();
+  }
+  Shard& ShardOf(std::uint32_t state, std::uint32_t finder) {
+    return shards_[ShardIndex(state, finder)];
+  }
+  const Shard& ShardOf(std::uint32_t state, std::uint32_t finder) const {
+    return shards_[ShardIndex(state, finder)];
+  }
+  Shard& ShardOf(const NodeRecord& r) { return ShardOf(r.state, r.finder); }
+  const Shard& ShardOf(const NodeRecord& r) const { return ShardOf(r.state, r.finder); }
+
   bool Stop(std::string reason) {
     if (!stopped_) {
       stopped_ = true;
@@ -394,6 +444,11 @@ class Explorer {
     std::vector<std::uint32_t>().swap(current_);
     std::vector<std::uint32_t>().swap(next_);
     for (WorkerOutput& out : outputs_) out = WorkerOutput();
+    std::vector<Candidate>().swap(block_);
+    std::vector<Outcome>().swap(outcome_);
+    std::vector<std::uint32_t>().swap(ids_);
+    for (auto& items : shard_items_) std::vector<std::uint32_t>().swap(items);
+    for (auto& touched : touched_) touched = {};
     return !stopped_;
   }
 
@@ -411,7 +466,8 @@ class Explorer {
                                  : 1;
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
-      PhaseA(model_, items, both_moves, /*filter=*/false, outputs_[0]);
+      PhaseA(model_, items, both_moves, /*lookup=*/false, outputs_[0]);
+      PhaseB(outputs_[0]);
     } else if constexpr (ConcurrentModel<Model>) {
       while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
       const auto part = [&](unsigned w) {
@@ -419,22 +475,22 @@ class Explorer {
         return items.subspan(from, items.size() * (w + 1) / workers - from);
       };
       pool_.Run(workers, [&](unsigned w) {
-        PhaseA(model_workers_[w], part(w), both_moves, true, outputs_[w]);
+        PhaseA(model_workers_[w], part(w), both_moves, /*lookup=*/true, outputs_[w]);
       });
+      StoreInParallel(workers);
     }
-    for (unsigned w = 0; w < workers && !stopped_; ++w) PhaseB(outputs_[w]);
   }
 
   // Phase A: reads the search, writes only `out` (and the model's tables, through `source`).
   template <class Source>
-  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves, bool filter,
+  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves, bool lookup,
               WorkerOutput& out) {
     out.candidates.clear();
     out.words.clear();
     out.round_parked.clear();
     out.delay_parked.clear();
     out.stats = {};
-    out.filter = filter;
+    out.lookup = lookup;
     for (const std::uint32_t item : items) {
       if (both_moves) {
         Move(source, item, kStep, out);
@@ -465,7 +521,7 @@ class Explorer {
     if (kind == kDelay) {
       ++out.stats.transitions;
       ++out.stats.delay_moves;
-      Offer(here, out);
+      out.candidates.push_back(here);
       return;
     }
     ++out.stats.image_calls;
@@ -476,36 +532,22 @@ class Explorer {
       any = true;
       ++out.stats.transitions;
       Candidate found = here;
-      if (!out.filter) {
+      if (!out.lookup) {
         // One worker: phase B's FindOrInsert is the only lookup.
       } else if (const auto id = states_.Find(succ)) {
         found.state = *id;
-        Offer(found, out);
+        out.candidates.push_back(found);
         return;
       }
       found.state = static_cast<std::uint32_t>(out.words.size() / states_.width());
       found.stored = false;
-      Offer(found, out);
+      out.candidates.push_back(found);
       out.words.insert(out.words.end(), succ.begin(), succ.end());
     });
     if (!any) {  // a stutter
       ++out.stats.transitions;
-      Offer(here, out);
+      out.candidates.push_back(here);
     }
-  }
-
-  // Keeps a successor unless a kept pair of its key dominates it.
-  void Offer(const Candidate& c, WorkerOutput& out) const {
-    if (!c.stored || !out.filter) {
-      out.candidates.push_back(c);
-      return;
-    }
-    const auto it = keys_.find(KeyRef{c.state, c.finder});
-    if (it != keys_.end() && Dominated(*it, c.rounds, c.delays)) {
-      ++out.stats.dominated;
-      return;
-    }
-    out.candidates.push_back(c);
   }
 
   // Phase B: stores what phase A kept, in order.
@@ -518,7 +560,7 @@ class Explorer {
       // this one is stored.
       if (i + kPrefetchAhead < count && out.candidates[i + kPrefetchAhead].stored) {
         const Candidate& later = out.candidates[i + kPrefetchAhead];
-        keys_.prefetch(KeyRef{later.state, later.finder});
+        ShardOf(later.state, later.finder).keys.prefetch(KeyRef{later.state, later.finder});
       }
       const Candidate& c = out.candidates[i];
       if (limits_ != nullptr) {
@@ -536,6 +578,124 @@ class Explorer {
     delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
   }
 
+  // Phase B with several workers. In block order, the states phase A did not find are stored;
+  // then each job decides, for the successors whose keys are in its shard and in block order,
+  // which are dominated (by a pair kept before the block or earlier in it: domination is
+  // transitive, so that is the sequential test); the kept ones get record ids in block order; and
+  // each job stores its shard's records. Same records, ids and decisions as PhaseB.
+  void StoreInParallel(unsigned workers) {
+    block_.clear();
+    fresh_.clear();
+    const std::size_t width = states_.width();
+    for (unsigned w = 0; w < workers && !stopped_; ++w) {
+      const WorkerOutput& out = outputs_[w];
+      stats_ += out.stats;
+      for (Candidate c : out.candidates) {
+        if (limits_ != nullptr) {
+          if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
+        }
+        if (stopped_) return;
+        if (!c.stored) {
+          const auto found = states_.FindOrInsert(
+              StateView(out.words.data() + std::size_t{c.state} * width, width));
+          c.state = found.id;
+          c.stored = true;
+          if (found.is_new) fresh_.push_back(static_cast<std::uint32_t>(block_.size()));
+        }
+        block_.push_back(c);
+      }
+      round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
+      delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
+    }
+    const auto shards = static_cast<unsigned>(shards_.size());
+    shard_items_.resize(shards);
+    touched_.resize(shards);
+    shard_stats_.resize(shards);
+    for (auto& items : shard_items_) items.clear();
+    for (std::uint32_t i = 0; i < block_.size(); ++i) {
+      shard_items_[ShardIndex(block_[i].state, block_[i].finder)].push_back(i);
+    }
+    outcome_.assign(block_.size(), kDrop);
+    pool_.Run(shards, [this](unsigned shard) { Decide(shard); });
+    const std::size_t base = records_.size();
+    std::size_t kept = 0;
+    ids_.resize(block_.size());
+    for (std::uint32_t i = 0; i < block_.size(); ++i) {
+      if (outcome_[i] != kDrop) ids_[i] = static_cast<std::uint32_t>(base + kept++);
+    }
+    for (ExploreStats& st : shard_stats_) {
+      stats_ += st;
+      st = {};
+    }
+    if (base + kept > kMaxRecords) {
+      Stop("more than 2^31 search nodes");
+      return;
+    }
+    records_.resize(base + kept);
+    if (keep_parents_) parents_.resize(base + kept);
+    pool_.Run(shards, [this](unsigned shard) { Apply(shard); });
+    for (std::size_t id = base; id < base + kept; ++id)
+      next_.push_back(static_cast<std::uint32_t>(id));
+    for (const std::uint32_t i : fresh_) {
+      scratch_.resize(width);
+      states_.Get(block_[i].state, scratch_.data());
+      if (!listener_.OnNewState(ids_[i], StateView(scratch_))) {
+        Stop("listener");
+        return;
+      }
+    }
+  }
+
+  // Which of its shard's successors of the block are kept, as DiscoverKey would decide in order.
+  void Decide(unsigned shard) {
+    auto& touched = touched_[shard];  // keys given pairs earlier in this block, and those pairs
+    touched.clear();
+    const Shard& index = shards_[shard];
+    ExploreStats& st = shard_stats_[shard];
+    for (const std::uint32_t i : shard_items_[shard]) {
+      const Candidate& c = block_[i];
+      const auto it = index.keys.find(KeyRef{c.state, c.finder});
+      const std::uint64_t key = std::uint64_t{c.state} << 8 | c.finder;
+      const std::uint32_t pair = c.rounds << 16 | c.delays;
+      const auto earlier = touched.find(key);
+      if (it == index.keys.end() && earlier == touched.end()) {
+        outcome_[i] = kNewKey;
+        touched[key].push_back(pair);
+        continue;
+      }
+      bool dominated = it != index.keys.end() && Dominated(*it, c.rounds, c.delays);
+      if (!dominated && earlier != touched.end()) {
+        for (const std::uint32_t p : earlier->second) {
+          dominated = dominated || ((p >> 16) <= c.rounds && (p & 0xFFFF) <= c.delays);
+        }
+      }
+      if (dominated) {
+        ++st.dominated;
+        continue;
+      }
+      ++st.reexpansions;
+      outcome_[i] = kNewPair;
+      touched[key].push_back(pair);
+    }
+  }
+
+  // Stores its shard's kept successors of the block at their record ids.
+  void Apply(unsigned shard) {
+    Shard& index = shards_[shard];
+    for (const std::uint32_t i : shard_items_[shard]) {
+      if (outcome_[i] == kDrop) continue;
+      const Candidate& c = block_[i];
+      const std::uint32_t rec = ids_[i];
+      records_[rec] = MakeRecord(c.state, c.finder, c.rounds, c.delays);
+      if (keep_parents_) parents_[rec] = c.parent;
+      if (outcome_[i] == kNewKey) {
+        index.keys.insert(rec);
+      } else {
+        SupersedeDominatedBy(*index.keys.find(KeyRef{c.state, c.finder}), rec);
+      }
+    }
+  }
+
   void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
                      std::uint32_t parent) {
     const auto found = states_.FindOrInsert(s);
@@ -545,10 +705,12 @@ class Explorer {
   void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
                    std::uint32_t delays, std::uint32_t parent, StateView new_state) {
     bool is_new = false;
-    const auto found = keys_.lazy_emplace(KeyRef{state_id, finder}, [&](const auto& construct) {
-      is_new = true;
-      construct(NewRecord(state_id, finder, rounds, delays, parent));
-    });
+    Shard& shard = ShardOf(state_id, finder);
+    const auto found =
+        shard.keys.lazy_emplace(KeyRef{state_id, finder}, [&](const auto& construct) {
+          is_new = true;
+          construct(NewRecord(state_id, finder, rounds, delays, parent));
+        });
     if (is_new) {
       // `new_state` is the program state's words when it was stored just now.
       if (!new_state.empty() && !listener_.OnNewState(*found, new_state)) Stop("listener");
@@ -569,16 +731,20 @@ class Explorer {
     // Parked moves pack a record id with one bit: ids must stay below 2^31.
     if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
+    records_.push_back(MakeRecord(state_id, finder, rounds, delays));
+    if (keep_parents_) parents_.push_back(parent);
+    next_.push_back(rec);
+    return rec;
+  }
+
+  static NodeRecord MakeRecord(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
+                               std::uint32_t delays) {
     NodeRecord record{};
     record.state = state_id;
     record.rounds = rounds & kMaxBound;  // within the bounds, which are at most kMaxBound
     record.delays = delays & kMaxBound;
     record.finder = finder & (kMaxThreads - 1);
-    record.superseded = 0;
-    records_.push_back(record);
-    if (keep_parents_) parents_.push_back(parent);
-    next_.push_back(rec);
-    return rec;
+    return record;
   }
 
   static bool Dominates(const NodeRecord& a, std::uint32_t rounds, std::uint32_t delays) {
@@ -590,11 +756,12 @@ class Explorer {
   template <class F>
   bool AnyExtra(std::uint32_t key, F&& f) const {
     const NodeRecord& first = records_[key];
+    const Shard& shard = ShardOf(first);
     for (std::uint32_t slot = 1; slot <= first.pair_slot; ++slot) {
-      if (f(*extras_.find(ExtraRef{first.state, first.finder, slot}))) return true;
+      if (f(*shard.extras.find(ExtraRef{first.state, first.finder, slot}))) return true;
     }
     if (first.pair_slot == kExtraSlots) {
-      if (const auto more = spill_.find(key); more != spill_.end()) {
+      if (const auto more = shard.spill.find(key); more != shard.spill.end()) {
         for (const std::uint32_t rec : more->second) {
           if (f(rec)) return true;
         }
@@ -619,7 +786,7 @@ class Explorer {
   }
 
   // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates. When it is then the
-  // key's only live pair it becomes the key's representative in keys_, so it needs no entry
+  // key's only live pair it becomes the key's representative in the key index, so it needs no entry
   // among the extra pairs (almost every key has a single live pair at any time).
   void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
     const NodeRecord fresh = records_[rec];
@@ -640,8 +807,9 @@ class Explorer {
     // Renumber: a kept pair moves down when one before it went; `rec` comes last.
     if (records_[key].superseded && extras.empty()) {
       SetExtras(key, old_extras, extras);
-      keys_.erase(key);  // same (state, finder): the slot is found by the key's hash
-      keys_.insert(rec);
+      Shard& shard = ShardOf(fresh);
+      shard.keys.erase(key);  // same (state, finder): the slot is found by the key's hash
+      shard.keys.insert(rec);
       return;
     }
     extras.push_back(rec);
@@ -651,23 +819,24 @@ class Explorer {
   // Replaces the extra pairs of `key` (`before`, as Extras gave them) by `after`.
   void SetExtras(std::uint32_t key, const absl::InlinedVector<std::uint32_t, 4>& before,
                  const absl::InlinedVector<std::uint32_t, 4>& after) {
+    Shard& shard = ShardOf(records_[key]);
     // A pair keeps its entry when its number does not change.
     for (std::size_t i = 0; i < before.size() && i < kExtraSlots; ++i) {
       if (i < after.size() && after[i] == before[i]) continue;
-      extras_.erase(before[i]);  // hashed by its current number, which is still set
+      shard.extras.erase(before[i]);  // hashed by its current number, which is still set
       records_[before[i]].pair_slot = 0;
     }
     for (std::size_t i = 0; i < after.size() && i < kExtraSlots; ++i) {
       if (i < before.size() && after[i] == before[i]) continue;
       records_[after[i]].pair_slot = static_cast<std::uint32_t>(i + 1) & kExtraSlots;
-      extras_.insert(after[i]);
+      shard.extras.insert(after[i]);
     }
     records_[key].pair_slot =
         static_cast<std::uint32_t>(std::min<std::size_t>(after.size(), kExtraSlots)) & kExtraSlots;
     if (after.size() > kExtraSlots) {
-      spill_[key].assign(after.begin() + kExtraSlots, after.end());
+      shard.spill[key].assign(after.begin() + kExtraSlots, after.end());
     } else if (before.size() > kExtraSlots) {
-      spill_.erase(key);
+      shard.spill.erase(key);
     }
   }
 
@@ -684,11 +853,8 @@ class Explorer {
   ChunkedVector<std::uint32_t> parents_;  // per record: the record it was reached from
   bool keep_parents_ = true;
   ChunkedVector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
-  // Keys, as the id of a representative record: the first, or the latest pair that left it
-  // alone (declared after records_, which it points to).
-  absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys_;
-  absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras_;  // other live pairs of keys
-  absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill_;  // beyond kExtraSlots
+  // The key index (declared after records_, which it points to).
+  std::vector<Shard> shards_;  // one per job: the parallel store gives each job its own
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
   std::vector<std::uint32_t> current_;
@@ -696,6 +862,18 @@ class Explorer {
   unsigned jobs_ = 1;
   std::size_t parallel_min_ = kParallelMin;
   std::vector<WorkerOutput> outputs_;  // per worker of phase A
+  // The parallel store (StoreInParallel): the block's successors, which of them carried a new
+  // state, each shard's share, the decisions, the record ids, per shard its keys given pairs in
+  // this block and its counts.
+  enum Outcome : std::uint8_t { kDrop, kNewKey, kNewPair };
+  std::vector<Candidate> block_;
+  std::vector<std::uint32_t> fresh_;
+  std::vector<std::vector<std::uint32_t>> shard_items_;
+  std::vector<Outcome> outcome_;
+  std::vector<std::uint32_t> ids_;
+  std::vector<absl::flat_hash_map<std::uint64_t, absl::InlinedVector<std::uint32_t, 2>>> touched_;
+  std::vector<ExploreStats> shard_stats_;
+  std::vector<Word> scratch_;
   std::vector<typename WorkerOf<Model>::type> model_workers_;
   WorkerPool pool_;  // last: its threads stop before the rest goes
 };
