@@ -120,7 +120,7 @@ template <ExplorableModel Model, ExploreListener Listener>
 class Explorer {
  public:
   static constexpr unsigned kMaxJobs = 64;
-  static constexpr std::size_t kParallelMin = 512;  // smaller blocks run on the caller alone
+  static constexpr std::size_t kParallelMin = 2048;  // smaller blocks run on the caller alone
 
   Explorer(Model& model, Listener& listener, LimitWatch* limits = nullptr)
       : model_(model),
@@ -650,6 +650,7 @@ class Explorer {
   void Decide(unsigned shard) {
     auto& touched = touched_[shard];  // keys given pairs earlier in this block, and those pairs
     touched.clear();
+    touched.reserve(shard_items_[shard].size());  // no rehashing while the block is decided
     const Shard& index = shards_[shard];
     ExploreStats& st = shard_stats_[shard];
     for (const std::uint32_t i : shard_items_[shard]) {
