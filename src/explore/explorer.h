@@ -340,6 +340,10 @@ class Explorer {
     std::vector<std::uint32_t> delay_parked;
     std::vector<Word> scratch;
     ExploreStats stats;
+    // The words of a candidate phase A did not find in the state store.
+    StateView WordsOf(const Candidate& c, std::size_t width) const {
+      return {words.data() + std::size_t{c.state} * width, width};
+    }
     bool lookup = false;  // look successors up in the state store (when phase A is shared)
     std::size_t Capacity() const {
       return candidates.capacity() * sizeof(Candidate) +
@@ -563,19 +567,28 @@ class Explorer {
         ShardOf(later.state, later.finder).keys.prefetch(KeyRef{later.state, later.finder});
       }
       const Candidate& c = out.candidates[i];
-      if (limits_ != nullptr) {
-        if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
-      }
-      if (stopped_) return;
+      if (LimitReached()) return;
       if (c.stored) {
         DiscoverKey(c.state, c.finder, c.rounds, c.delays, c.parent, {});
       } else {
-        DiscoverState(StateView(out.words.data() + std::size_t{c.state} * width, width), c.finder,
-                      c.rounds, c.delays, c.parent);
+        DiscoverState(out.WordsOf(c, width), c.finder, c.rounds, c.delays, c.parent);
       }
     }
+    TakeParked(out);
+  }
+
+  // Appends what the bounds stopped in phase A to the frontiers, in block order.
+  void TakeParked(const WorkerOutput& out) {
     round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
     delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
+  }
+
+  // Polls the time and memory limits (and Ctrl-C); true once the search is stopped.
+  bool LimitReached() {
+    if (limits_ != nullptr) {
+      if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
+    }
+    return stopped_;
   }
 
   // Phase B with several workers. In block order, the states phase A did not find are stored;
@@ -591,21 +604,16 @@ class Explorer {
       const WorkerOutput& out = outputs_[w];
       stats_ += out.stats;
       for (Candidate c : out.candidates) {
-        if (limits_ != nullptr) {
-          if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
-        }
-        if (stopped_) return;
+        if (LimitReached()) return;
         if (!c.stored) {
-          const auto found = states_.FindOrInsert(
-              StateView(out.words.data() + std::size_t{c.state} * width, width));
+          const auto found = states_.FindOrInsert(out.WordsOf(c, width));
           c.state = found.id;
           c.stored = true;
           if (found.is_new) fresh_.push_back(static_cast<std::uint32_t>(block_.size()));
         }
         block_.push_back(c);
       }
-      round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
-      delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
+      TakeParked(out);
     }
     const auto shards = static_cast<unsigned>(shards_.size());
     shard_items_.resize(shards);
