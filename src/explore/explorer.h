@@ -84,14 +84,12 @@ struct Bounds {
 // A key is (program state, finder); it is identified by one of its records (its representative),
 // so a record carries the key itself and no separate key table is needed (8 bytes per record).
 struct NodeRecord {
-  std::uint32_t state;           // program state id
-  std::uint32_t rounds : 11;     // at most kMaxBound
-  std::uint32_t delays : 11;     // at most kMaxBound
-  std::uint32_t finder : 7;      // the thread of the last slot (fewer than kMaxThreads threads)
-  std::uint32_t superseded : 1;  // a later pair of the same key dominates it: its moves need not
-                                 // be taken
-  // The key's other live pairs (see Explorer::Extras): in a key's representative, how many
-  // there are (kExtraSlots meaning "that many or more"); in one of them, its number 1, 2, ...
+  std::uint32_t state;        // program state id
+  std::uint32_t rounds : 11;  // at most kMaxBound
+  std::uint32_t delays : 11;  // at most kMaxBound
+  std::uint32_t finder : 7;   // the thread of the last slot (fewer than kMaxThreads threads)
+  // The key's other pairs (see Explorer::Extras): in a key's representative, how many there are
+  // (kExtraSlots meaning "that many or more"); in one of them, its number 1, 2, ...
   std::uint32_t pair_slot : 2;
 };
 static_assert(sizeof(NodeRecord) == 8);
@@ -165,7 +163,7 @@ class Explorer {
     return keys;
   }
   std::size_t num_records() const { return records_.size(); }
-  std::size_t keys_with_spilled_pairs() const {  // more than 4 live pairs
+  std::size_t keys_with_spilled_pairs() const {  // more than 4 pairs
     std::size_t keys = 0;
     for (const Shard& shard : shards_) keys += shard.spill.size();
     return keys;
@@ -199,8 +197,8 @@ class Explorer {
     }
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
-    m.parked = (round_parked_.capacity() + delay_parked_.capacity() + current_.capacity() +
-                next_.capacity()) *
+    m.parked = (round_parked_.capacity() + delay_parked_.capacity() + pending_.capacity() +
+                current_.capacity() + next_.capacity()) *
                sizeof(std::uint32_t);
     for (const WorkerOutput& out : outputs_) m.parked += out.Capacity();
     m.parked += block_.capacity() * sizeof(Candidate) + outcome_.capacity() +
@@ -247,29 +245,28 @@ class Explorer {
   }
   unsigned jobs() const { return jobs_; }
 
-  // For tests: an empty string when the index of live pairs is exact (every key's representative
-  // and extra pairs are exactly its records no later pair dominated) and each key's live pairs are
-  // pairwise incomparable; otherwise what is wrong. Takes time and memory linear in the records.
+  // For tests: an empty string when the index of pairs is exact (every key's representative and
+  // extra pairs are exactly its records) and each key's pairs are pairwise incomparable (no pair
+  // was kept that one kept earlier dominates, and none dominates one kept earlier: see Drain);
+  // otherwise what is wrong. Takes time and memory linear in the records.
   std::string CheckParetoIndex() const {
-    absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> live;
+    absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> pairs;
     for (std::uint32_t rec = 0; rec < records_.size(); ++rec) {
       const NodeRecord& r = records_[rec];
-      if (!r.superseded) live[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
+      pairs[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
     }
-    std::size_t keys_with_live = 0;
+    std::size_t keys = 0;
     for (const Shard& shard : shards_) {
       for (const std::uint32_t key : shard.keys) {
         if (&ShardOf(records_[key]) != &shard) return "a key in the wrong shard";
-        std::vector<std::uint32_t> indexed;
-        if (!records_[key].superseded) indexed.push_back(key);
+        std::vector<std::uint32_t> indexed{key};
         for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
         std::sort(indexed.begin(), indexed.end());
-        const auto it = live.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
-        const std::vector<std::uint32_t> none;
-        if (indexed != (it == live.end() ? none : it->second)) {
-          return "key of record " + std::to_string(key) + ": indexed live pairs differ";
+        const auto it = pairs.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
+        if (it == pairs.end() || indexed != it->second) {
+          return "key of record " + std::to_string(key) + ": indexed pairs differ";
         }
-        if (!indexed.empty()) ++keys_with_live;
+        ++keys;
         for (const std::uint32_t a : indexed) {
           for (const std::uint32_t b : indexed) {
             if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
@@ -280,7 +277,7 @@ class Explorer {
         }
       }
     }
-    if (keys_with_live != live.size()) return "a key with live pairs is missing from the index";
+    if (keys != pairs.size()) return "a key is missing from the index";
     return "";
   }
 
@@ -289,8 +286,8 @@ class Explorer {
   bool keeps_parents() const { return keep_parents_; }
 
  private:
-  // A key's live pairs besides its representative: the first kExtraSlots are in its shard's
-  // extras, found by (state, finder, number); more spill into its spill list, by representative.
+  // A key's pairs besides its representative: the first kExtraSlots are in its shard's extras,
+  // found by (state, finder, number); more spill into its spill list, by representative.
   static constexpr std::uint32_t kExtraSlots = 3;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
@@ -393,16 +390,15 @@ class Explorer {
     bool operator()(const ExtraRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
-  // The index of keys and their live pairs, cut by a hash of the key into one part per job, so
+  // The index of keys and their pairs, cut by a hash of the key into one part per job, so
   // that jobs can update their parts at once (a key's records are all in one part).
   struct Shard {
     explicit Shard(const ChunkedVector<NodeRecord>* records)
         : keys(0, KeyHash{records}, KeyEq{records}),
           extras(0, ExtraHash{records}, ExtraEq{records}) {}
-    // Keys, as the id of a representative record: the first, or the latest pair that left it
-    // alone.
+    // Keys, as the id of their representative: the key's first record.
     absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys;
-    absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras;  // other live pairs of keys
+    absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras;         // other pairs of keys
     absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill;  // beyond kExtraSlots
   };
   std::size_t ShardIndex(std::uint32_t state, std::uint32_t finder) const {
@@ -431,20 +427,89 @@ class Explorer {
     if (stopped_) return false;
     if (bound >= kMaxBound) return Stop("bound above " + std::to_string(kMaxBound));
     ++bound;
-    std::vector<std::uint32_t> resume;
-    resume.swap(parked);
-    Expand(resume, /*both_moves=*/false);
+    // The parked moves resume with the layer of their record's depth, and they are in order of
+    // depth: parked layer by layer in increasing depth within each raise; the round frontier
+    // holds moves of one depth only, and after a delay raise only round raises add to the delay
+    // frontier, with deeper records. (Were they not, the search would still be exact: see Drain.)
+    pending_.swap(parked);
+    std::vector<std::uint32_t>().swap(parked);
     return Drain();
   }
 
-  // Breadth-first over slots: records found while expanding one layer form the next.
+  // The number of moves from an initial node (depth 0: rounds 0, finder n-1) to a node, up to a
+  // constant: each move passes the turn on, and a round begins with thread 0.
+  std::uint32_t Depth(const NodeRecord& r) const { return r.rounds * n_ + r.finder; }
+
+  // Writes item(0), ..., item(count-1) to `out` (sized count) sorted stably by key(item), a small
+  // number (the delays of a move's successor).
+  template <class Item, class Key>
+  static void CountingSort(std::size_t count, Item&& item, Key&& key,
+                           std::vector<std::uint32_t>& out) {
+    if (count == 0) return;
+    std::uint32_t lo = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t hi = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      lo = std::min(lo, key(item(i)));
+      hi = std::max(hi, key(item(i)));
+    }
+    std::vector<std::size_t> start(std::size_t{hi - lo} + 2, 0);
+    for (std::size_t i = 0; i < count; ++i) ++start[key(item(i)) - lo + 1];
+    for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t it = item(i);
+      out[start[key(it) - lo]++] = it;
+    }
+  }
+
+  // Expands layer after layer in increasing depth. A layer is every move of the nodes of one
+  // depth (those the layer before stored, and the parked moves a raise resumed at that depth),
+  // taken in increasing order of their successors' delays. A layer's successors all have one
+  // depth, so a key's successors in it have the same rounds, and they are stored in increasing
+  // order of delays; and a raise only adds pairs whose raised counter is above that of every kept
+  // pair. So no pair ever dominates a pair kept before it: a key's pairs only grow, and no moves
+  // are spent on a key found again later with a smaller pair. (CheckParetoIndex checks it; were it
+  // broken, the search would still be exact, only some moves would be taken twice.)
   bool Drain() {
-    while (!stopped_ && !next_.empty()) {
-      current_.swap(next_);
-      next_.clear();
-      Expand(current_, /*both_moves=*/true);
+    std::size_t pos = 0;  // in pending_
+    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    while (!stopped_ && (!next_.empty() || pos < pending_.size())) {
+      const std::uint32_t from_records = next_.empty() ? kNone : Depth(records_[next_.front()]);
+      const std::uint32_t from_pending =
+          pos < pending_.size() ? Depth(records_[pending_[pos] >> 1]) : kNone;
+      const std::uint32_t depth = std::min(from_records, from_pending);
+      const std::size_t records = from_records == depth ? next_.size() : 0;
+      std::size_t end = pos;
+      while (end < pending_.size() && Depth(records_[pending_[end] >> 1]) == depth) ++end;
+      if (end == pos) {
+        // Only the records the layer before stored, which came in increasing order of delays: per
+        // run of equal delays e, their steps (successors with e delays), then their delays (e+1).
+        current_.clear();
+        for (std::size_t i = 0; i < records;) {
+          std::size_t j = i + 1;
+          const std::uint32_t delays = records_[next_[i]].delays;
+          while (j < records && records_[next_[j]].delays == delays) ++j;
+          for (std::size_t k = i; k < j; ++k) current_.push_back(Pack(next_[k], kStep));
+          for (std::size_t k = i; k < j; ++k) current_.push_back(Pack(next_[k], kDelay));
+          i = j;
+        }
+      } else {
+        // Move i: the step (even i) or delay (odd i) of the i/2-th record, then the pending ones.
+        const auto move = [&](std::size_t i) {
+          return i < 2 * records ? Pack(next_[i / 2], static_cast<MoveKind>(i & 1))
+                                 : pending_[pos + i - 2 * records];
+        };
+        const std::size_t count = 2 * records + (end - pos);
+        current_.resize(count);
+        CountingSort(
+            count, move, [this](std::uint32_t m) { return records_[m >> 1].delays + (m & 1); },
+            current_);
+      }
+      pos = end;
+      if (records > 0) next_.clear();
+      Expand(current_);
     }
     // The layers are empty between raises: give their memory back.
+    std::vector<std::uint32_t>().swap(pending_);
     std::vector<std::uint32_t>().swap(current_);
     std::vector<std::uint32_t>().swap(next_);
     for (WorkerOutput& out : outputs_) out = WorkerOutput();
@@ -456,21 +521,21 @@ class Explorer {
     return !stopped_;
   }
 
-  // Takes the moves `items` stand for: both moves of each record, or packed (record, move)s.
-  void Expand(const std::vector<std::uint32_t>& items, bool both_moves) {
+  // Takes the moves (packed record and move kind) of `items`, block after block.
+  void Expand(const std::vector<std::uint32_t>& items) {
     for (std::size_t begin = 0; begin < items.size() && !stopped_; begin += kBlockItems) {
       const std::size_t size = std::min(kBlockItems, items.size() - begin);
-      ExpandBlock(std::span<const std::uint32_t>(items).subspan(begin, size), both_moves);
+      ExpandBlock(std::span<const std::uint32_t>(items).subspan(begin, size));
     }
   }
 
-  void ExpandBlock(std::span<const std::uint32_t> items, bool both_moves) {
+  void ExpandBlock(std::span<const std::uint32_t> items) {
     const unsigned workers = items.size() >= parallel_min_
                                  ? static_cast<unsigned>(std::min<std::size_t>(jobs_, items.size()))
                                  : 1;
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
-      PhaseA(model_, items, both_moves, /*lookup=*/false, outputs_[0]);
+      PhaseA(model_, items, /*lookup=*/false, outputs_[0]);
       PhaseB(outputs_[0]);
     } else if constexpr (ConcurrentModel<Model>) {
       while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
@@ -479,7 +544,7 @@ class Explorer {
         return items.subspan(from, items.size() * (w + 1) / workers - from);
       };
       pool_.Run(workers, [&](unsigned w) {
-        PhaseA(model_workers_[w], part(w), both_moves, /*lookup=*/true, outputs_[w]);
+        PhaseA(model_workers_[w], part(w), /*lookup=*/true, outputs_[w]);
       });
       StoreInParallel(workers);
     }
@@ -487,7 +552,7 @@ class Explorer {
 
   // Phase A: reads the search, writes only `out` (and the model's tables, through `source`).
   template <class Source>
-  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool both_moves, bool lookup,
+  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool lookup,
               WorkerOutput& out) {
     out.candidates.clear();
     out.words.clear();
@@ -495,20 +560,13 @@ class Explorer {
     out.delay_parked.clear();
     out.stats = {};
     out.lookup = lookup;
-    for (const std::uint32_t item : items) {
-      if (both_moves) {
-        Move(source, item, kStep, out);
-        Move(source, item, kDelay, out);
-      } else {
-        Move(source, item >> 1, static_cast<MoveKind>(item & 1), out);
-      }
-    }
+    for (const std::uint32_t item : items)
+      Move(source, item >> 1, static_cast<MoveKind>(item & 1), out);
   }
 
   template <class Source>
   void Move(Source& source, std::uint32_t rec, MoveKind kind, WorkerOutput& out) {
     const NodeRecord node = records_[rec];
-    if (node.superseded) return;
     const std::uint32_t finder = node.finder;
     const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
     const std::uint32_t rounds = node.rounds + (next == 0 ? 1 : 0);
@@ -700,7 +758,7 @@ class Explorer {
       if (outcome_[i] == kNewKey) {
         index.keys.insert(rec);
       } else {
-        SupersedeDominatedBy(*index.keys.find(KeyRef{c.state, c.finder}), rec);
+        AddPair(*index.keys.find(KeyRef{c.state, c.finder}), rec);
       }
     }
   }
@@ -732,7 +790,7 @@ class Explorer {
     }
     ++stats_.reexpansions;
     const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
-    SupersedeDominatedBy(key, rec);
+    AddPair(key, rec);
   }
 
   std::uint32_t NewRecord(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
@@ -760,7 +818,7 @@ class Explorer {
     return a.rounds <= rounds && a.delays <= delays;
   }
 
-  // Calls `f(record)` on the live pairs of `key` besides its representative, in the order they
+  // Calls `f(record)` on the pairs of `key` besides its representative, in the order they
   // were kept, until it returns true; returns whether it did.
   template <class F>
   bool AnyExtra(std::uint32_t key, F&& f) const {
@@ -789,63 +847,22 @@ class Explorer {
 
   bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
     const NodeRecord& first = records_[key];
-    if (!first.superseded && Dominates(first, rounds, delays)) return true;
+    if (Dominates(first, rounds, delays)) return true;
     return AnyExtra(key,
                     [&](std::uint32_t rec) { return Dominates(records_[rec], rounds, delays); });
   }
 
-  // `rec` is a new Pareto pair of `key`: drop the kept pairs it dominates. When it is then the
-  // key's only live pair it becomes the key's representative in the key index, so it needs no entry
-  // among the extra pairs (almost every key has a single live pair at any time).
-  void SupersedeDominatedBy(std::uint32_t key, std::uint32_t rec) {
-    const NodeRecord fresh = records_[rec];
+  // `rec` is a new Pareto pair of `key`: one more extra pair (Drain's order means it dominates
+  // none of the key's pairs).
+  void AddPair(std::uint32_t key, std::uint32_t rec) {
     NodeRecord& first = records_[key];
-    if (!first.superseded && fresh.rounds <= first.rounds && fresh.delays <= first.delays) {
-      first.superseded = true;
-    }
-    const auto old_extras = Extras(key);
-    absl::InlinedVector<std::uint32_t, 4> extras;
-    for (const std::uint32_t other : old_extras) {
-      NodeRecord& o = records_[other];
-      if (fresh.rounds <= o.rounds && fresh.delays <= o.delays) {
-        o.superseded = true;
-      } else {
-        extras.push_back(other);
-      }
-    }
-    // Renumber: a kept pair moves down when one before it went; `rec` comes last.
-    if (records_[key].superseded && extras.empty()) {
-      SetExtras(key, old_extras, extras);
-      Shard& shard = ShardOf(fresh);
-      shard.keys.erase(key);  // same (state, finder): the slot is found by the key's hash
-      shard.keys.insert(rec);
-      return;
-    }
-    extras.push_back(rec);
-    SetExtras(key, old_extras, extras);
-  }
-
-  // Replaces the extra pairs of `key` (`before`, as Extras gave them) by `after`.
-  void SetExtras(std::uint32_t key, const absl::InlinedVector<std::uint32_t, 4>& before,
-                 const absl::InlinedVector<std::uint32_t, 4>& after) {
-    Shard& shard = ShardOf(records_[key]);
-    // A pair keeps its entry when its number does not change.
-    for (std::size_t i = 0; i < before.size() && i < kExtraSlots; ++i) {
-      if (i < after.size() && after[i] == before[i]) continue;
-      shard.extras.erase(before[i]);  // hashed by its current number, which is still set
-      records_[before[i]].pair_slot = 0;
-    }
-    for (std::size_t i = 0; i < after.size() && i < kExtraSlots; ++i) {
-      if (i < before.size() && after[i] == before[i]) continue;
-      records_[after[i]].pair_slot = static_cast<std::uint32_t>(i + 1) & kExtraSlots;
-      shard.extras.insert(after[i]);
-    }
-    records_[key].pair_slot =
-        static_cast<std::uint32_t>(std::min<std::size_t>(after.size(), kExtraSlots)) & kExtraSlots;
-    if (after.size() > kExtraSlots) {
-      shard.spill[key].assign(after.begin() + kExtraSlots, after.end());
-    } else if (before.size() > kExtraSlots) {
-      shard.spill.erase(key);
+    Shard& shard = ShardOf(first);
+    if (first.pair_slot < kExtraSlots) {
+      first.pair_slot = (first.pair_slot + 1) & kExtraSlots;
+      records_[rec].pair_slot = first.pair_slot;
+      shard.extras.insert(rec);
+    } else {
+      shard.spill[key].push_back(rec);
     }
   }
 
@@ -866,6 +883,9 @@ class Explorer {
   std::vector<Shard> shards_;  // one per job: the parallel store gives each job its own
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
+  // Drain's layers: the parked moves a raise resumes, by depth; the moves of the layer being taken,
+  // by their successors' delays; the records it stored.
+  std::vector<std::uint32_t> pending_;
   std::vector<std::uint32_t> current_;
   std::vector<std::uint32_t> next_;
   unsigned jobs_ = 1;
