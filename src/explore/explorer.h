@@ -157,11 +157,7 @@ class Explorer {
   std::uint32_t num_threads() const { return n_; }
 
   std::size_t num_states() const { return states_.size(); }
-  std::size_t num_keys() const {
-    std::size_t keys = 0;
-    for (const Shard& shard : shards_) keys += shard.keys.size();
-    return keys;
-  }
+  std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
   std::size_t keys_with_spilled_pairs() const {  // more than 4 pairs
     std::size_t keys = 0;
@@ -177,7 +173,7 @@ class Explorer {
   // Bytes of everything the search keeps, for the "bytes per state" figures.
   struct Memory {
     std::size_t states = 0;   // packed program states and their index
-    std::size_t keys = 0;     // the (state, finder) index
+    std::size_t keys = 0;     // the key table: per (state, finder), its representative
     std::size_t records = 0;  // the Pareto pairs
     std::size_t parents = 0;  // parent links (traces)
     std::size_t pairs = 0;    // later Pareto pairs per key
@@ -188,13 +184,13 @@ class Explorer {
     Memory m;
     m.states = states_.MemoryBytes();
     for (const Shard& shard : shards_) {
-      m.keys += shard.keys.capacity() * (sizeof(std::uint32_t) + 1);
       m.pairs += shard.extras.capacity() * (sizeof(std::uint32_t) + 1) +
                  shard.spill.capacity() *
                      (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
       for (const auto& [key, list] : shard.spill)
         m.pairs += list.capacity() * sizeof(std::uint32_t);
     }
+    m.keys = key_of_.capacity() * sizeof(std::uint32_t);
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
     m.parked = (round_parked_.capacity() + delay_parked_.capacity() + pending_.capacity() +
@@ -216,7 +212,6 @@ class Explorer {
       if (size * 10 >= capacity * 8) bytes += capacity * 2 * (slot + 1);
     };
     for (const Shard& shard : shards_) {
-      table(shard.keys.size(), shard.keys.capacity(), sizeof(std::uint32_t));
       table(shard.extras.size(), shard.extras.capacity(), sizeof(std::uint32_t));
     }
     for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
@@ -256,28 +251,30 @@ class Explorer {
       pairs[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
     }
     std::size_t keys = 0;
-    for (const Shard& shard : shards_) {
-      for (const std::uint32_t key : shard.keys) {
-        if (&ShardOf(records_[key]) != &shard) return "a key in the wrong shard";
-        std::vector<std::uint32_t> indexed{key};
-        for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
-        std::sort(indexed.begin(), indexed.end());
-        const auto it = pairs.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
-        if (it == pairs.end() || indexed != it->second) {
-          return "key of record " + std::to_string(key) + ": indexed pairs differ";
-        }
-        ++keys;
-        for (const std::uint32_t a : indexed) {
-          for (const std::uint32_t b : indexed) {
-            if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
-              return "records " + std::to_string(a) + " and " + std::to_string(b) +
-                     " are comparable";
-            }
+    for (std::size_t slot = 0; slot < key_of_.size(); ++slot) {
+      if (key_of_[slot] == 0) continue;
+      const std::uint32_t key = key_of_[slot] - 1;
+      if (KeySlot(records_[key].state, records_[key].finder) != slot) {
+        return "a key's representative in another key's slot";
+      }
+      std::vector<std::uint32_t> indexed{key};
+      for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
+      std::sort(indexed.begin(), indexed.end());
+      const auto it = pairs.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
+      if (it == pairs.end() || indexed != it->second) {
+        return "key of record " + std::to_string(key) + ": indexed pairs differ";
+      }
+      ++keys;
+      for (const std::uint32_t a : indexed) {
+        for (const std::uint32_t b : indexed) {
+          if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
+            return "records " + std::to_string(a) + " and " + std::to_string(b) +
+                   " are comparable";
           }
         }
       }
     }
-    if (keys != pairs.size()) return "a key is missing from the index";
+    if (keys != pairs.size() || keys != num_keys_) return "a key is missing from the index";
     return "";
   }
 
@@ -292,31 +289,15 @@ class Explorer {
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
 
-  // The key set holds first-record ids and is probed with (state, finder).
-  struct KeyRef {
-    std::uint32_t state;
-    std::uint32_t finder;
-  };
-  static std::size_t HashKey(std::uint32_t state, std::uint32_t finder) {
-    return absl::Hash<std::uint64_t>{}(std::uint64_t{state} << 16 | finder);
+  // A key's slot in the key table: program states have dense ids, and each has one slot per
+  // finder. (On the CPDS benchmarks 90-100% of the slots of a stored state hold a key, so this
+  // costs 4 to 4.5 bytes per key, against 6 to 10 for a hash set of keys, and a lookup is one
+  // read.)
+  std::size_t KeySlot(std::uint32_t state, std::uint32_t finder) const {
+    return std::size_t{state} * n_ + finder;
   }
-  struct KeyHash {
-    using is_transparent = void;
-    const ChunkedVector<NodeRecord>* records;
-    std::size_t operator()(std::uint32_t rec) const {
-      return HashKey((*records)[rec].state, (*records)[rec].finder);
-    }
-    std::size_t operator()(const KeyRef& k) const { return HashKey(k.state, k.finder); }
-  };
-  struct KeyEq {
-    using is_transparent = void;
-    const ChunkedVector<NodeRecord>* records;
-    bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
-    bool operator()(std::uint32_t a, const KeyRef& k) const {
-      return (*records)[a].state == k.state && (*records)[a].finder == k.finder;
-    }
-    bool operator()(const KeyRef& k, std::uint32_t a) const { return (*this)(a, k); }
-  };
+  // The key table holds a slot for every finder of every stored program state.
+  void GrowKeyTable() { key_of_.resize(states_.size() * n_); }
 
   static constexpr std::size_t kBlockItems = std::size_t{1} << 13;  // moves expanded per block
   static constexpr std::size_t kPrefetchAhead = 8;
@@ -390,14 +371,12 @@ class Explorer {
     bool operator()(const ExtraRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
-  // The index of keys and their pairs, cut by a hash of the key into one part per job, so
-  // that jobs can update their parts at once (a key's records are all in one part).
+  // The index of keys' later pairs, cut by a hash of the key into one part per job, so that
+  // jobs can update their parts at once (a key's records are all in one part). The key table is
+  // shared: a job writes only the slots of its part's keys.
   struct Shard {
     explicit Shard(const ChunkedVector<NodeRecord>* records)
-        : keys(0, KeyHash{records}, KeyEq{records}),
-          extras(0, ExtraHash{records}, ExtraEq{records}) {}
-    // Keys, as the id of their representative: the key's first record.
-    absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> keys;
+        : extras(0, ExtraHash{records}, ExtraEq{records}) {}
     absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras;         // other pairs of keys
     absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill;  // beyond kExtraSlots
   };
@@ -622,7 +601,9 @@ class Explorer {
       // this one is stored.
       if (i + kPrefetchAhead < count && out.candidates[i + kPrefetchAhead].stored) {
         const Candidate& later = out.candidates[i + kPrefetchAhead];
-        ShardOf(later.state, later.finder).keys.prefetch(KeyRef{later.state, later.finder});
+        if (later.state < states_.size()) {
+          __builtin_prefetch(&key_of_[KeySlot(later.state, later.finder)]);
+        }
       }
       const Candidate& c = out.candidates[i];
       if (LimitReached()) return;
@@ -673,6 +654,7 @@ class Explorer {
       }
       TakeParked(out);
     }
+    GrowKeyTable();  // before the jobs write their slots
     const auto shards = static_cast<unsigned>(shards_.size());
     shard_items_.resize(shards);
     touched_.resize(shards);
@@ -688,6 +670,7 @@ class Explorer {
     ids_.resize(block_.size());
     for (std::uint32_t i = 0; i < block_.size(); ++i) {
       if (outcome_[i] != kDrop) ids_[i] = static_cast<std::uint32_t>(base + kept++);
+      if (outcome_[i] == kNewKey) ++num_keys_;
     }
     for (ExploreStats& st : shard_stats_) {
       stats_ += st;
@@ -717,20 +700,19 @@ class Explorer {
     auto& touched = touched_[shard];  // keys given pairs earlier in this block, and those pairs
     touched.clear();
     touched.reserve(shard_items_[shard].size());  // no rehashing while the block is decided
-    const Shard& index = shards_[shard];
     ExploreStats& st = shard_stats_[shard];
     for (const std::uint32_t i : shard_items_[shard]) {
       const Candidate& c = block_[i];
-      const auto it = index.keys.find(KeyRef{c.state, c.finder});
+      const std::uint32_t slot = key_of_[KeySlot(c.state, c.finder)];
       const std::uint64_t key = std::uint64_t{c.state} << 8 | c.finder;
       const std::uint32_t pair = c.rounds << 16 | c.delays;
       const auto earlier = touched.find(key);
-      if (it == index.keys.end() && earlier == touched.end()) {
+      if (slot == 0 && earlier == touched.end()) {
         outcome_[i] = kNewKey;
         touched[key].push_back(pair);
         continue;
       }
-      bool dominated = it != index.keys.end() && Dominated(*it, c.rounds, c.delays);
+      bool dominated = slot != 0 && Dominated(slot - 1, c.rounds, c.delays);
       if (!dominated && earlier != touched.end()) {
         for (const std::uint32_t p : earlier->second) {
           dominated = dominated || ((p >> 16) <= c.rounds && (p & 0xFFFF) <= c.delays);
@@ -748,17 +730,17 @@ class Explorer {
 
   // Stores its shard's kept successors of the block at their record ids.
   void Apply(unsigned shard) {
-    Shard& index = shards_[shard];
     for (const std::uint32_t i : shard_items_[shard]) {
       if (outcome_[i] == kDrop) continue;
       const Candidate& c = block_[i];
       const std::uint32_t rec = ids_[i];
       records_[rec] = MakeRecord(c.state, c.finder, c.rounds, c.delays);
       if (keep_parents_) parents_[rec] = c.parent;
+      std::uint32_t& slot = key_of_[KeySlot(c.state, c.finder)];
       if (outcome_[i] == kNewKey) {
-        index.keys.insert(rec);
+        slot = rec + 1;
       } else {
-        AddPair(*index.keys.find(KeyRef{c.state, c.finder}), rec);
+        AddPair(slot - 1, rec);
       }
     }
   }
@@ -766,24 +748,22 @@ class Explorer {
   void DiscoverState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
                      std::uint32_t parent) {
     const auto found = states_.FindOrInsert(s);
+    if (found.is_new) GrowKeyTable();
     DiscoverKey(found.id, finder, rounds, delays, parent, found.is_new ? s : StateView());
   }
 
   void DiscoverKey(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
                    std::uint32_t delays, std::uint32_t parent, StateView new_state) {
-    bool is_new = false;
-    Shard& shard = ShardOf(state_id, finder);
-    const auto found =
-        shard.keys.lazy_emplace(KeyRef{state_id, finder}, [&](const auto& construct) {
-          is_new = true;
-          construct(NewRecord(state_id, finder, rounds, delays, parent));
-        });
-    if (is_new) {
+    std::uint32_t& slot = key_of_[KeySlot(state_id, finder)];
+    if (slot == 0) {
+      const std::uint32_t rec = NewRecord(state_id, finder, rounds, delays, parent);
+      slot = rec + 1;
+      ++num_keys_;
       // `new_state` is the program state's words when it was stored just now.
-      if (!new_state.empty() && !listener_.OnNewState(*found, new_state)) Stop("listener");
+      if (!new_state.empty() && !listener_.OnNewState(rec, new_state)) Stop("listener");
       return;
     }
-    const std::uint32_t key = *found;  // the key's representative record
+    const std::uint32_t key = slot - 1;  // the key's representative record
     if (Dominated(key, rounds, delays)) {
       ++stats_.dominated;
       return;
@@ -879,7 +859,10 @@ class Explorer {
   ChunkedVector<std::uint32_t> parents_;  // per record: the record it was reached from
   bool keep_parents_ = true;
   ChunkedVector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
-  // The key index (declared after records_, which it points to).
+  // Per (state, finder) (KeySlot): the key's representative record + 1, or 0 for no key yet.
+  ChunkedVector<std::uint32_t> key_of_;
+  std::size_t num_keys_ = 0;
+  // The index of later pairs (declared after records_, which it points to).
   std::vector<Shard> shards_;  // one per job: the parallel store gives each job its own
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
   std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
