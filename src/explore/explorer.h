@@ -10,12 +10,17 @@
 // computation of Def. 1): after Start() and after every raise that was not stopped, the stored
 // program states are exactly R(r,d).
 //
+// Moves are taken layer by layer in increasing depth, and within a layer in increasing delays of
+// their successors (Drain), so a kept pair is never dominated by a later one: a key's pairs only
+// grow, and its index needs just two of them (AddPair): its key-table slot holds the pair with
+// the fewest rounds, and a small hash set the one with the fewest delays.
+//
 // Parallel expansion (SetJobs): the moves to take are cut into blocks, and a block is expanded
 // in two phases. Phase A runs on all workers and only reads the search: it computes the
 // successors and looks them up in the state store. Phase B stores them: with one worker, one at a
 // time in block order (PhaseB); with several (StoreInParallel), the new program states are stored
-// in block order, then the key index, cut into one shard per worker by a hash of the key, lets
-// each worker decide and store the successors whose keys fall in its shard, in block order, with
+// in block order, then the keys, cut into one shard per worker by a hash of the key, let each
+// worker decide and store the successors whose keys fall in its shard, in block order, with
 // record ids given in block order in between. Either way the same records get the same ids, so
 // the stored states, keys, records and parent links do not depend on the number of workers or
 // their timing.
@@ -88,9 +93,9 @@ struct NodeRecord {
   std::uint32_t rounds : 11;  // at most kMaxBound
   std::uint32_t delays : 11;  // at most kMaxBound
   std::uint32_t finder : 7;   // the thread of the last slot (fewer than kMaxThreads threads)
-  // The key's other pairs (see Explorer::Extras): in a key's representative, how many there are
-  // (kExtraSlots meaning "that many or more"); in one of them, its number 1, 2, ...
-  std::uint32_t pair_slot : 2;
+  // In a key's representative (its pair with the fewest rounds): whether the key has another
+  // pair, so that the one with the fewest delays is in Explorer's index of second pairs.
+  std::uint32_t has_second : 1;
 };
 static_assert(sizeof(NodeRecord) == 8);
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
@@ -159,11 +164,6 @@ class Explorer {
   std::size_t num_states() const { return states_.size(); }
   std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
-  std::size_t keys_with_spilled_pairs() const {  // more than 4 pairs
-    std::size_t keys = 0;
-    for (const Shard& shard : shards_) keys += shard.spill.size();
-    return keys;
-  }
   std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
   std::vector<Word> state(std::uint32_t state_id) const { return states_.Get(state_id); }
   std::size_t bytes_per_state_word() const { return states_.bytes_per_word(); }
@@ -184,11 +184,7 @@ class Explorer {
     Memory m;
     m.states = states_.MemoryBytes();
     for (const Shard& shard : shards_) {
-      m.pairs += shard.extras.capacity() * (sizeof(std::uint32_t) + 1) +
-                 shard.spill.capacity() *
-                     (sizeof(std::pair<std::uint32_t, std::vector<std::uint32_t>>) + 1);
-      for (const auto& [key, list] : shard.spill)
-        m.pairs += list.capacity() * sizeof(std::uint32_t);
+      m.pairs += shard.seconds.capacity() * (sizeof(std::uint32_t) + 1);
     }
     m.keys = key_of_.capacity() * sizeof(std::uint32_t);
     m.records = records_.capacity() * sizeof(NodeRecord);
@@ -212,7 +208,7 @@ class Explorer {
       if (size * 10 >= capacity * 8) bytes += capacity * 2 * (slot + 1);
     };
     for (const Shard& shard : shards_) {
-      table(shard.extras.size(), shard.extras.capacity(), sizeof(std::uint32_t));
+      table(shard.seconds.size(), shard.seconds.capacity(), sizeof(std::uint32_t));
     }
     for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
       if (v->size() * 10 >= v->capacity() * 9) bytes += v->capacity() * 2 * sizeof(std::uint32_t);
@@ -240,10 +236,11 @@ class Explorer {
   }
   unsigned jobs() const { return jobs_; }
 
-  // For tests: an empty string when the index of pairs is exact (every key's representative and
-  // extra pairs are exactly its records) and each key's pairs are pairwise incomparable (no pair
-  // was kept that one kept earlier dominates, and none dominates one kept earlier: see Drain);
-  // otherwise what is wrong. Takes time and memory linear in the records.
+  // For tests: an empty string when the index of pairs is exact (each key's slot holds its pair
+  // with the fewest rounds, and the index of second pairs its pair with the fewest delays when
+  // that is another one) and each key's pairs are pairwise incomparable (no pair was kept that
+  // one kept earlier dominates, and none dominates one kept earlier: see Drain); otherwise what is
+  // wrong. Takes time and memory linear in the records.
   std::string CheckParetoIndex() const {
     absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> pairs;
     for (std::uint32_t rec = 0; rec < records_.size(); ++rec) {
@@ -251,30 +248,38 @@ class Explorer {
       pairs[std::uint64_t{r.state} << 8 | r.finder].push_back(rec);
     }
     std::size_t keys = 0;
+    std::size_t seconds = 0;
     for (std::size_t slot = 0; slot < key_of_.size(); ++slot) {
       if (key_of_[slot] == 0) continue;
       const std::uint32_t key = key_of_[slot] - 1;
-      if (KeySlot(records_[key].state, records_[key].finder) != slot) {
+      const NodeRecord& first = records_[key];
+      if (KeySlot(first.state, first.finder) != slot) {
         return "a key's representative in another key's slot";
       }
-      std::vector<std::uint32_t> indexed{key};
-      for (const std::uint32_t rec : Extras(key)) indexed.push_back(rec);
-      std::sort(indexed.begin(), indexed.end());
-      const auto it = pairs.find(std::uint64_t{records_[key].state} << 8 | records_[key].finder);
-      if (it == pairs.end() || indexed != it->second) {
-        return "key of record " + std::to_string(key) + ": indexed pairs differ";
-      }
+      const auto it = pairs.find(std::uint64_t{first.state} << 8 | first.finder);
+      if (it == pairs.end()) return "a key without its records";
       ++keys;
-      for (const std::uint32_t a : indexed) {
-        for (const std::uint32_t b : indexed) {
+      const std::vector<std::uint32_t>& all = it->second;
+      const std::uint32_t by_rounds = Fewest(all, kRounds);
+      const std::uint32_t by_delays = Fewest(all, kDelays);
+      if (key != by_rounds) return "key of record " + std::to_string(key) + ": wrong first pair";
+      if ((by_delays != by_rounds) != (first.has_second != 0) ||
+          (first.has_second != 0 && Second(first) != by_delays)) {
+        return "key of record " + std::to_string(key) + ": wrong second pair";
+      }
+      seconds += first.has_second;
+      for (const std::uint32_t a : all) {
+        for (const std::uint32_t b : all) {
           if (a != b && Dominates(records_[a], records_[b].rounds, records_[b].delays)) {
-            return "records " + std::to_string(a) + " and " + std::to_string(b) +
-                   " are comparable";
+            return "records " + std::to_string(a) + " and " + std::to_string(b) + " are comparable";
           }
         }
       }
     }
     if (keys != pairs.size() || keys != num_keys_) return "a key is missing from the index";
+    std::size_t indexed = 0;
+    for (const Shard& shard : shards_) indexed += shard.seconds.size();
+    if (indexed != seconds) return "stale second pairs in the index";
     return "";
   }
 
@@ -283,9 +288,6 @@ class Explorer {
   bool keeps_parents() const { return keep_parents_; }
 
  private:
-  // A key's pairs besides its representative: the first kExtraSlots are in its shard's extras,
-  // found by (state, finder, number); more spill into its spill list, by representative.
-  static constexpr std::uint32_t kExtraSlots = 3;
   enum MoveKind : std::uint32_t { kStep = 0, kDelay = 1 };
   static std::uint32_t Pack(std::uint32_t record, MoveKind kind) { return record << 1 | kind; }
 
@@ -342,43 +344,39 @@ class Explorer {
     using type = typename M::Worker;
   };
 
-  // The extra-pair set holds record ids and is probed with (state, finder, pair number).
-  struct ExtraRef {
+  // The index of second pairs holds record ids and is probed with (state, finder).
+  struct KeyRef {
     std::uint32_t state;
     std::uint32_t finder;
-    std::uint32_t slot;
   };
-  static std::size_t HashExtra(std::uint32_t state, std::uint32_t finder, std::uint32_t slot) {
-    return absl::Hash<std::uint64_t>{}(std::uint64_t{state} << 16 | finder << 2 | slot);
+  static std::size_t HashKey(std::uint32_t state, std::uint32_t finder) {
+    return absl::Hash<std::uint64_t>{}(std::uint64_t{state} << 8 | finder);
   }
-  struct ExtraHash {
+  struct KeyHash {
     using is_transparent = void;
     const ChunkedVector<NodeRecord>* records;
     std::size_t operator()(std::uint32_t rec) const {
-      const NodeRecord& r = (*records)[rec];
-      return HashExtra(r.state, r.finder, r.pair_slot);
+      return HashKey((*records)[rec].state, (*records)[rec].finder);
     }
-    std::size_t operator()(const ExtraRef& k) const { return HashExtra(k.state, k.finder, k.slot); }
+    std::size_t operator()(const KeyRef& k) const { return HashKey(k.state, k.finder); }
   };
-  struct ExtraEq {
+  struct KeyEq {
     using is_transparent = void;
     const ChunkedVector<NodeRecord>* records;
     bool operator()(std::uint32_t a, std::uint32_t b) const { return a == b; }
-    bool operator()(std::uint32_t a, const ExtraRef& k) const {
-      const NodeRecord& r = (*records)[a];
-      return r.state == k.state && r.finder == k.finder && r.pair_slot == k.slot;
+    bool operator()(std::uint32_t a, const KeyRef& k) const {
+      return (*records)[a].state == k.state && (*records)[a].finder == k.finder;
     }
-    bool operator()(const ExtraRef& k, std::uint32_t a) const { return (*this)(a, k); }
+    bool operator()(const KeyRef& k, std::uint32_t a) const { return (*this)(a, k); }
   };
 
-  // The index of keys' later pairs, cut by a hash of the key into one part per job, so that
-  // jobs can update their parts at once (a key's records are all in one part). The key table is
-  // shared: a job writes only the slots of its part's keys.
+  // The index of second pairs, cut by a hash of the key into one part per job, so that jobs can
+  // update their parts at once. The key table is shared: a job writes only its part's slots.
   struct Shard {
     explicit Shard(const ChunkedVector<NodeRecord>* records)
-        : extras(0, ExtraHash{records}, ExtraEq{records}) {}
-    absl::flat_hash_set<std::uint32_t, ExtraHash, ExtraEq> extras;         // other pairs of keys
-    absl::flat_hash_map<std::uint32_t, std::vector<std::uint32_t>> spill;  // beyond kExtraSlots
+        : seconds(0, KeyHash{records}, KeyEq{records}) {}
+    // Per key with more than one pair: the one with the fewest delays.
+    absl::flat_hash_set<std::uint32_t, KeyHash, KeyEq> seconds;
   };
   std::size_t ShardIndex(std::uint32_t state, std::uint32_t finder) const {
     if (shards_.size() == 1) return 0;
@@ -798,51 +796,55 @@ class Explorer {
     return a.rounds <= rounds && a.delays <= delays;
   }
 
-  // Calls `f(record)` on the pairs of `key` besides its representative, in the order they
-  // were kept, until it returns true; returns whether it did.
-  template <class F>
-  bool AnyExtra(std::uint32_t key, F&& f) const {
-    const NodeRecord& first = records_[key];
-    const Shard& shard = ShardOf(first);
-    for (std::uint32_t slot = 1; slot <= first.pair_slot; ++slot) {
-      if (f(*shard.extras.find(ExtraRef{first.state, first.finder, slot}))) return true;
-    }
-    if (first.pair_slot == kExtraSlots) {
-      if (const auto more = shard.spill.find(key); more != shard.spill.end()) {
-        for (const std::uint32_t rec : more->second) {
-          if (f(rec)) return true;
-        }
-      }
-    }
-    return false;
-  }
-  absl::InlinedVector<std::uint32_t, 4> Extras(std::uint32_t key) const {
-    absl::InlinedVector<std::uint32_t, 4> out;
-    AnyExtra(key, [&](std::uint32_t rec) {
-      out.push_back(rec);
-      return false;
-    });
-    return out;
+  // A key's pairs in the index: its pair with the fewest rounds (`first`, in the key table) and,
+  // when it has more than one pair, the one with the fewest delays (Second). Its other pairs
+  // are left out: they never decide whether a new pair is dominated. In Drain's order, a new
+  // pair either has at least the rounds of every kept pair of its key (in the first search and
+  // round raises) or at least its delays (in delay raises), so a kept pair dominates it exactly
+  // when the pair with the fewest delays, or the one with the fewest rounds, does.
+  std::uint32_t Second(const NodeRecord& first) const {
+    return *ShardOf(first).seconds.find(KeyRef{first.state, first.finder});
   }
 
+  // Of the records `ids`, the one with the fewest rounds (ties: delays), or delays (ties: rounds).
+  enum Counter { kRounds, kDelays };
+  template <class Ids>
+  std::uint32_t Fewest(const Ids& ids, Counter counter) const {
+    const auto order = [&](std::uint32_t id) {
+      const NodeRecord& r = records_[id];
+      return counter == kRounds ? std::pair<std::uint32_t, std::uint32_t>(r.rounds, r.delays)
+                                : std::pair<std::uint32_t, std::uint32_t>(r.delays, r.rounds);
+    };
+    return *std::min_element(ids.begin(), ids.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return order(a) < order(b); });
+  }
+  // Whether a kept pair of the key whose first pair is `key` dominates (rounds, delays). (Were
+  // Drain's order broken, this could miss a dominating pair: a pair would be kept twice, never
+  // lost.)
   bool Dominated(std::uint32_t key, std::uint32_t rounds, std::uint32_t delays) const {
     const NodeRecord& first = records_[key];
     if (Dominates(first, rounds, delays)) return true;
-    return AnyExtra(key,
-                    [&](std::uint32_t rec) { return Dominates(records_[rec], rounds, delays); });
+    return first.has_second != 0 && Dominates(records_[Second(first)], rounds, delays);
   }
 
-  // `rec` is a new Pareto pair of `key`: one more extra pair (Drain's order means it dominates
-  // none of the key's pairs).
+  // `rec` is a new Pareto pair of the key whose first pair is `key`: it may become the key's first
+  // or second pair.
   void AddPair(std::uint32_t key, std::uint32_t rec) {
-    NodeRecord& first = records_[key];
-    Shard& shard = ShardOf(first);
-    if (first.pair_slot < kExtraSlots) {
-      first.pair_slot = (first.pair_slot + 1) & kExtraSlots;
-      records_[rec].pair_slot = first.pair_slot;
-      shard.extras.insert(rec);
-    } else {
-      shard.spill[key].push_back(rec);
+    Shard& shard = ShardOf(records_[key]);
+    NodeRecord& old_first = records_[key];
+    absl::InlinedVector<std::uint32_t, 3> indexed{key, rec};
+    if (old_first.has_second != 0) {
+      const auto it = shard.seconds.find(KeyRef{old_first.state, old_first.finder});
+      indexed.push_back(*it);
+      shard.seconds.erase(it);
+    }
+    old_first.has_second = 0;
+    const std::uint32_t first = Fewest(indexed, kRounds);
+    const std::uint32_t second = Fewest(indexed, kDelays);
+    key_of_[KeySlot(old_first.state, old_first.finder)] = first + 1;
+    if (second != first) {
+      records_[first].has_second = 1;
+      shard.seconds.insert(second);
     }
   }
 
