@@ -151,9 +151,24 @@ class Explorer {
   }
 
   // R(r,d) -> R(r+1,d), expanding only the moves the old round bound parked.
-  bool RaiseRounds() { return Raise(bounds_.rounds, round_parked_); }
+  bool RaiseRounds() {
+    if (!BeginRaise(bounds_.rounds)) return false;
+    // The round frontier holds moves of records of one depth (the last of the old bound).
+    pending_.swap(round_parked_);
+    std::vector<std::uint32_t>().swap(round_parked_);
+    return Drain();
+  }
   // R(r,d) -> R(r,d+1), expanding only the moves the old delay bound parked.
-  bool RaiseDelays() { return Raise(bounds_.delays, delay_parked_); }
+  bool RaiseDelays() {
+    const std::uint32_t old_bound = bounds_.delays;
+    if (!BeginRaise(bounds_.delays)) return false;
+    // The delay frontier is kept implicitly: it is the delay move of every record with as many
+    // delays as the old bound, and those were all stored since the delay raise before began.
+    scan_ = {delay_watermark_, records_.size(), old_bound};
+    delay_watermark_ = records_.size();
+    delay_parked_ = 0;
+    return Drain();
+  }
 
   Bounds bounds() const { return bounds_; }
   bool stopped() const { return stopped_; }
@@ -164,7 +179,7 @@ class Explorer {
   std::size_t num_states() const { return states_.size(); }
   std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
-  std::size_t parked_moves() const { return round_parked_.size() + delay_parked_.size(); }
+  std::size_t parked_moves() const { return round_parked_.size() + delay_parked_; }
   std::vector<Word> state(std::uint32_t state_id) const { return states_.Get(state_id); }
   std::size_t bytes_per_state_word() const { return states_.bytes_per_word(); }
 
@@ -189,7 +204,7 @@ class Explorer {
     m.keys = key_of_.capacity() * sizeof(std::uint32_t);
     m.records = records_.capacity() * sizeof(NodeRecord);
     m.parents = parents_.capacity() * sizeof(std::uint32_t);
-    m.parked = (round_parked_.capacity() + delay_parked_.capacity() + pending_.capacity() +
+    m.parked = (round_parked_.capacity() + pending_.capacity() + resumed_.capacity() +
                 current_.capacity() + next_.capacity()) *
                sizeof(std::uint32_t);
     for (const WorkerOutput& out : outputs_) m.parked += out.Capacity();
@@ -210,7 +225,7 @@ class Explorer {
     for (const Shard& shard : shards_) {
       table(shard.seconds.size(), shard.seconds.capacity(), sizeof(std::uint32_t));
     }
-    for (const std::vector<std::uint32_t>* v : {&round_parked_, &delay_parked_, &next_}) {
+    for (const std::vector<std::uint32_t>* v : {&round_parked_, &next_}) {
       if (v->size() * 10 >= v->capacity() * 9) bytes += v->capacity() * 2 * sizeof(std::uint32_t);
     }
     return bytes;
@@ -317,7 +332,7 @@ class Explorer {
     std::vector<Candidate> candidates;
     std::vector<Word> words;
     std::vector<std::uint32_t> round_parked;
-    std::vector<std::uint32_t> delay_parked;
+    std::size_t delay_parked = 0;  // moves the delay bound stopped (the delay frontier is implicit)
     std::vector<Word> scratch;
     ExploreStats stats;
     // The words of a candidate phase A did not find in the state store.
@@ -327,8 +342,7 @@ class Explorer {
     bool lookup = false;  // look successors up in the state store (when phase A is shared)
     std::size_t Capacity() const {
       return candidates.capacity() * sizeof(Candidate) +
-             (words.capacity() + round_parked.capacity() + delay_parked.capacity() +
-              scratch.capacity()) *
+             (words.capacity() + round_parked.capacity() + scratch.capacity()) *
                  sizeof(std::uint32_t);
     }
   };
@@ -400,17 +414,36 @@ class Explorer {
     return false;
   }
 
-  bool Raise(std::uint32_t& bound, std::vector<std::uint32_t>& parked) {
+  bool BeginRaise(std::uint32_t& bound) {
     if (stopped_) return false;
     if (bound >= kMaxBound) return Stop("bound above " + std::to_string(kMaxBound));
     ++bound;
-    // The parked moves resume with the layer of their record's depth, and they are in order of
-    // depth: parked layer by layer in increasing depth within each raise; the round frontier
-    // holds moves of one depth only, and after a delay raise only round raises add to the delay
-    // frontier, with deeper records. (Were they not, the search would still be exact: see Drain.)
-    pending_.swap(parked);
-    std::vector<std::uint32_t>().swap(parked);
-    return Drain();
+    return true;
+  }
+
+  // The moves a raise resumes come from pending_ (the round frontier) or from scan_ (records of
+  // the delay frontier), in order of depth: moves were parked layer by layer in increasing depth
+  // within each raise, the round frontier holds moves of one depth only, and after a delay raise
+  // only round raises add to the delay frontier, with deeper records (so record ids are in order
+  // of depth too). (Were they not, the search would still be exact: see Drain.)
+  struct DelayScan {
+    std::size_t next = 0;  // record id
+    std::size_t end = 0;
+    std::uint32_t delays = 0;
+  };
+  // The next resumed move, if any, without taking it.
+  std::optional<std::uint32_t> PeekResumed(std::size_t pos) {
+    if (pos < pending_.size()) return pending_[pos];
+    while (scan_.next < scan_.end && records_[scan_.next].delays != scan_.delays) ++scan_.next;
+    if (scan_.next < scan_.end) return Pack(static_cast<std::uint32_t>(scan_.next), kDelay);
+    return std::nullopt;
+  }
+  void TakeResumed(std::size_t& pos) {
+    if (pos < pending_.size()) {
+      ++pos;
+    } else {
+      ++scan_.next;
+    }
   }
 
   // The number of moves from an initial node (depth 0: rounds 0, finder n-1) to a node, up to a
@@ -449,15 +482,20 @@ class Explorer {
   bool Drain() {
     std::size_t pos = 0;  // in pending_
     constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-    while (!stopped_ && (!next_.empty() || pos < pending_.size())) {
+    for (;;) {
+      const std::optional<std::uint32_t> resumed = PeekResumed(pos);
+      if (stopped_ || (next_.empty() && !resumed)) break;
       const std::uint32_t from_records = next_.empty() ? kNone : Depth(records_[next_.front()]);
-      const std::uint32_t from_pending =
-          pos < pending_.size() ? Depth(records_[pending_[pos] >> 1]) : kNone;
+      const std::uint32_t from_pending = resumed ? Depth(records_[*resumed >> 1]) : kNone;
       const std::uint32_t depth = std::min(from_records, from_pending);
       const std::size_t records = from_records == depth ? next_.size() : 0;
-      std::size_t end = pos;
-      while (end < pending_.size() && Depth(records_[pending_[end] >> 1]) == depth) ++end;
-      if (end == pos) {
+      resumed_.clear();
+      for (auto move = resumed; move && Depth(records_[*move >> 1]) == depth;
+           move = PeekResumed(pos)) {
+        resumed_.push_back(*move);
+        TakeResumed(pos);
+      }
+      if (resumed_.empty()) {
         // Only the records the layer before stored, which came in increasing order of delays: per
         // run of equal delays e, their steps (successors with e delays), then their delays (e+1).
         current_.clear();
@@ -470,23 +508,24 @@ class Explorer {
           i = j;
         }
       } else {
-        // Move i: the step (even i) or delay (odd i) of the i/2-th record, then the pending ones.
+        // Move i: the step (even i) or delay (odd i) of the i/2-th record, then the resumed ones.
         const auto move = [&](std::size_t i) {
           return i < 2 * records ? Pack(next_[i / 2], static_cast<MoveKind>(i & 1))
-                                 : pending_[pos + i - 2 * records];
+                                 : resumed_[i - 2 * records];
         };
-        const std::size_t count = 2 * records + (end - pos);
+        const std::size_t count = 2 * records + resumed_.size();
         current_.resize(count);
         CountingSort(
             count, move, [this](std::uint32_t m) { return records_[m >> 1].delays + (m & 1); },
             current_);
       }
-      pos = end;
       if (records > 0) next_.clear();
       Expand(current_);
     }
     // The layers are empty between raises: give their memory back.
     std::vector<std::uint32_t>().swap(pending_);
+    scan_ = {};
+    std::vector<std::uint32_t>().swap(resumed_);
     std::vector<std::uint32_t>().swap(current_);
     std::vector<std::uint32_t>().swap(next_);
     for (WorkerOutput& out : outputs_) out = WorkerOutput();
@@ -534,7 +573,7 @@ class Explorer {
     out.candidates.clear();
     out.words.clear();
     out.round_parked.clear();
-    out.delay_parked.clear();
+    out.delay_parked = 0;
     out.stats = {};
     out.lookup = lookup;
     for (const std::uint32_t item : items)
@@ -549,7 +588,7 @@ class Explorer {
     const std::uint32_t rounds = node.rounds + (next == 0 ? 1 : 0);
     const std::uint32_t delays = node.delays + (kind == kDelay ? 1 : 0);
     if (delays > bounds_.delays) {
-      out.delay_parked.push_back(Pack(rec, kind));
+      ++out.delay_parked;
       return;
     }
     if (rounds > bounds_.rounds) {
@@ -617,7 +656,7 @@ class Explorer {
   // Appends what the bounds stopped in phase A to the frontiers, in block order.
   void TakeParked(const WorkerOutput& out) {
     round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
-    delay_parked_.insert(delay_parked_.end(), out.delay_parked.begin(), out.delay_parked.end());
+    delay_parked_ += out.delay_parked;
   }
 
   // Polls the time and memory limits (and Ctrl-C); true once the search is stopped.
@@ -867,10 +906,16 @@ class Explorer {
   // The index of later pairs (declared after records_, which it points to).
   std::vector<Shard> shards_;  // one per job: the parallel store gives each job its own
   std::vector<std::uint32_t> round_parked_;  // packed (record, move) the round bound stopped
-  std::vector<std::uint32_t> delay_parked_;  // packed (record, move) the delay bound stopped
+  // The delay frontier: the delay moves of the records with `delays == bounds_.delays`, all stored
+  // at or after delay_watermark_ (implicit: a record's delay move is parked exactly when it has as
+  // many delays as the bound); how many there are.
+  std::size_t delay_watermark_ = 0;
+  std::size_t delay_parked_ = 0;
   // Drain's layers: the parked moves a raise resumes, by depth; the moves of the layer being taken,
   // by their successors' delays; the records it stored.
   std::vector<std::uint32_t> pending_;
+  DelayScan scan_;
+  std::vector<std::uint32_t> resumed_;  // the resumed moves of the layer being taken
   std::vector<std::uint32_t> current_;
   std::vector<std::uint32_t> next_;
   unsigned jobs_ = 1;
