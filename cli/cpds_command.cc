@@ -360,7 +360,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const Mode mode = ModeFromName(options.mode);
   CpdsDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
-  run.SetJobs(JobsFromOption(options.jobs));
+  run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.progress) InstallProgress(limits, run);
   RunResult result;
   if (options.command != "test" && mode == Mode::kExplicit) {

@@ -121,7 +121,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   const Mode mode = ModeFromName(options.mode);
   DrbDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
-  run.SetJobs(JobsFromOption(options.jobs));
+  run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.progress) InstallProgress(limits, run, "threads=" + std::to_string(n) + " ");
   if (options.command == "test") {
     out.result = options.delays ? run.Bounded({options.rounds, *options.delays})

@@ -52,8 +52,9 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
   app->add_option("--memory-limit", o.memory_limit_mb, "stop with 'unknown' above MB resident")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--jobs", o.jobs,
-                  "threads that expand each frontier (default 0: one per core); the verdict, the "
-                  "reached states and the trace do not depend on it")
+                  "threads that expand each frontier (default 0: one per core, used while "
+                  "measured faster than one); the verdict, the reached states and the trace do "
+                  "not depend on it")
       ->check(CLI::Range(0, 64));
   app->add_option("--threads", o.threads,
                   ".drb: N threads, or N.. for every thread count from N (default: the file's)");

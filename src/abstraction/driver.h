@@ -194,11 +194,12 @@ class Druba {
     explorer_->KeepParents(keep);
   }
   bool keeps_trace() const { return keep_trace_; }
-  // Threads for the expansion of each frontier (Explorer::SetJobs); the verdict, the reached sets
-  // and the trace do not depend on it.
-  void SetJobs(unsigned jobs) {
+  // Threads for the expansion of each frontier (Explorer::SetJobs; `adaptive`: use them only
+  // while it is faster); the verdict, the reached sets and the trace do not depend on it.
+  void SetJobs(unsigned jobs, bool adaptive = false) {
     jobs_ = jobs;
-    explorer_->SetJobs(jobs);
+    adaptive_jobs_ = adaptive;
+    explorer_->SetJobs(jobs, Search::kParallelMin, adaptive);
   }
   unsigned jobs() const { return explorer_->jobs(); }
   std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
@@ -218,7 +219,7 @@ class Druba {
     tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
     explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
     explorer_->KeepParents(keep_trace_);
-    explorer_->SetJobs(jobs_);
+    explorer_->SetJobs(jobs_, Search::kParallelMin, adaptive_jobs_);
   }
 
   // One bound change; false when the search was stopped.
@@ -291,6 +292,7 @@ class Druba {
   Mode mode_;
   bool keep_trace_ = true;
   unsigned jobs_ = 1;
+  bool adaptive_jobs_ = false;
   std::unique_ptr<AbstractTracker<Abs>> tracker_;
   std::unique_ptr<Search> explorer_;
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -101,7 +102,9 @@ static_assert(sizeof(NodeRecord) == 8);
 inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint32_t kMaxBound = 2047;   // rounds and delays fit in 11 bits
 inline constexpr std::uint32_t kMaxThreads = 128;  // a finder fits in 7 bits
-inline constexpr std::size_t kMaxRecords = std::size_t{1} << 31;
+// Record ids stay below 2^31 - 1: a parked move packs one with a bit, and a key-table slot holds
+// one plus one or (in the parallel store) a flag bit.
+inline constexpr std::size_t kMaxRecords = (std::size_t{1} << 31) - 1;
 
 struct ExploreStats {
   std::uint64_t image_calls = 0;   // calls to the model's successor function
@@ -242,10 +245,13 @@ class Explorer {
   // ConcurrentModel always use one.
   // `parallel_min`: blocks with fewer moves run on the caller alone (tests lower it to run tiny
   // searches in parallel).
-  void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin) {
+  // `adaptive`: a block runs on all workers only while that has been faster per move than on one
+  // (both give the same records; the one not in use is timed again on every 16th block).
+  void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin, bool adaptive = false) {
     if (!records_.empty()) return;  // before Start() only: the key index is cut per job
     jobs_ = ConcurrentModel<Model> ? std::max(1U, std::min(jobs, kMaxJobs)) : 1;
     parallel_min_ = std::max<std::size_t>(1, parallel_min);
+    adaptive_ = adaptive;
     shards_.clear();
     for (unsigned j = 0; j < jobs_; ++j) shards_.emplace_back(&records_);
   }
@@ -546,9 +552,27 @@ class Explorer {
   }
 
   void ExpandBlock(std::span<const std::uint32_t> items) {
-    const unsigned workers = items.size() >= parallel_min_
-                                 ? static_cast<unsigned>(std::min<std::size_t>(jobs_, items.size()))
-                                 : 1;
+    unsigned workers = items.size() >= parallel_min_
+                           ? static_cast<unsigned>(std::min<std::size_t>(jobs_, items.size()))
+                           : 1;
+    if (workers > 1 && adaptive_) {
+      // Unmeasured ways (0 ns) are tried first.
+      const bool prefer_parallel = ns_per_move_[1] <= ns_per_move_[0];
+      const bool retime_other = ++timed_blocks_ % kRetimeEvery == 0;
+      const bool parallel = prefer_parallel != retime_other;
+      const auto begin = std::chrono::steady_clock::now();
+      RunBlock(items, parallel ? workers : 1);
+      const std::chrono::duration<double, std::nano> took =
+          std::chrono::steady_clock::now() - begin;
+      double& figure = ns_per_move_[parallel ? 1 : 0];
+      const double ns = took.count() / static_cast<double>(items.size());
+      figure = figure == 0 ? ns : 0.75 * figure + 0.25 * ns;
+      return;
+    }
+    RunBlock(items, workers);
+  }
+
+  void RunBlock(std::span<const std::uint32_t> items, unsigned workers) {
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
       PhaseA(model_, items, /*lookup=*/false, outputs_[0]);
@@ -714,7 +738,10 @@ class Explorer {
       st = {};
     }
     if (base + kept > kMaxRecords) {
-      Stop("more than 2^31 search nodes");
+      for (std::uint32_t i = 0; i < block_.size(); ++i) {
+        if (outcome_[i] == kNewKey) key_of_[KeySlot(block_[i].state, block_[i].finder)] = 0;
+      }
+      Stop("more than 2^31 - 2 search nodes");
       return;
     }
     records_.resize(base + kept);
@@ -734,22 +761,34 @@ class Explorer {
 
   // Which of its shard's successors of the block are kept, as DiscoverKey would decide in order.
   void Decide(unsigned shard) {
-    auto& touched = touched_[shard];  // keys given pairs earlier in this block, and those pairs
+    // Keys of the index given a new pair earlier in this block, and those pairs. (A key new in this
+    // block is marked in its key-table slot instead, with the block index of its first pair.)
+    auto& touched = touched_[shard];
     touched.clear();
-    touched.reserve(shard_items_[shard].size());  // no rehashing while the block is decided
     ExploreStats& st = shard_stats_[shard];
-    for (const std::uint32_t i : shard_items_[shard]) {
+    const std::vector<std::uint32_t>& items = shard_items_[shard];
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      if (k + kPrefetchAhead < items.size()) {
+        const Candidate& later = block_[items[k + kPrefetchAhead]];
+        __builtin_prefetch(&key_of_[KeySlot(later.state, later.finder)]);
+      }
+      const std::uint32_t i = items[k];
       const Candidate& c = block_[i];
-      const std::uint32_t slot = key_of_[KeySlot(c.state, c.finder)];
-      const std::uint64_t key = std::uint64_t{c.state} << 8 | c.finder;
-      const std::uint32_t pair = c.rounds << 16 | c.delays;
-      const auto earlier = touched.find(key);
-      if (slot == 0 && earlier == touched.end()) {
+      std::uint32_t& slot = key_of_[KeySlot(c.state, c.finder)];
+      if (slot == 0) {
         outcome_[i] = kNewKey;
-        touched[key].push_back(pair);
+        slot = kInBlock | i;
         continue;
       }
-      bool dominated = slot != 0 && Dominated(slot - 1, c.rounds, c.delays);
+      bool dominated = false;
+      if ((slot & kInBlock) != 0) {
+        const Candidate& first = block_[slot & ~kInBlock];
+        dominated = first.rounds <= c.rounds && first.delays <= c.delays;
+      } else {
+        dominated = Dominated(slot - 1, c.rounds, c.delays);
+      }
+      const std::uint64_t key = std::uint64_t{c.state} << 8 | c.finder;
+      const auto earlier = touched.empty() ? touched.end() : touched.find(key);
       if (!dominated && earlier != touched.end()) {
         for (const std::uint32_t p : earlier->second) {
           dominated = dominated || ((p >> 16) <= c.rounds && (p & 0xFFFF) <= c.delays);
@@ -761,7 +800,7 @@ class Explorer {
       }
       ++st.reexpansions;
       outcome_[i] = kNewPair;
-      touched[key].push_back(pair);
+      touched[key].push_back(c.rounds << 16 | c.delays);
     }
   }
 
@@ -812,8 +851,8 @@ class Explorer {
 
   std::uint32_t NewRecord(std::uint32_t state_id, std::uint32_t finder, std::uint32_t rounds,
                           std::uint32_t delays, std::uint32_t parent) {
-    // Parked moves pack a record id with one bit: ids must stay below 2^31.
-    if (records_.size() >= kMaxRecords) Stop("more than 2^31 search nodes");
+    // Record ids stay below kMaxRecords.
+    if (records_.size() >= kMaxRecords) Stop("more than 2^31 - 2 search nodes");
     const auto rec = static_cast<std::uint32_t>(records_.size());
     records_.push_back(MakeRecord(state_id, finder, rounds, delays));
     if (keep_parents_) parents_.push_back(parent);
@@ -902,6 +941,7 @@ class Explorer {
   ChunkedVector<NodeRecord> records_;  // kept Pareto pairs, in discovery order
   // Per (state, finder) (KeySlot): the key's representative record + 1, or 0 for no key yet.
   ChunkedVector<std::uint32_t> key_of_;
+  static constexpr std::uint32_t kInBlock = 0x80000000;  // a slot marked by Decide
   std::size_t num_keys_ = 0;
   // The index of later pairs (declared after records_, which it points to).
   std::vector<Shard> shards_;  // one per job: the parallel store gives each job its own
@@ -920,7 +960,11 @@ class Explorer {
   std::vector<std::uint32_t> next_;
   unsigned jobs_ = 1;
   std::size_t parallel_min_ = kParallelMin;
-  std::vector<WorkerOutput> outputs_;  // per worker of phase A
+  bool adaptive_ = false;
+  static constexpr std::uint64_t kRetimeEvery = 16;
+  std::uint64_t timed_blocks_ = 0;
+  std::array<double, 2> ns_per_move_{};  // moving averages: on one worker, on all
+  std::vector<WorkerOutput> outputs_;    // per worker of phase A
   // The parallel store (StoreInParallel): the block's successors, which of them carried a new
   // state, each shard's share, the decisions, the record ids, per shard its keys given pairs in
   // this block and its counts.

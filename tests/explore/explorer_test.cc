@@ -199,7 +199,7 @@ std::vector<PlainRecord> Records(const Explorer<cpds::CpdsModel, CountingListene
 }
 
 void CheckParallelAgainstOneThread(std::mt19937& rng, const testing::RandomCpdsOptions& options,
-                                   unsigned jobs) {
+                                   unsigned jobs, bool adaptive) {
   auto [c, init] = testing::RandomCpds(rng, options);
   constexpr std::uint32_t kMax = 5;
   const testing::Def1Reference reference(c, init, kMax, kMax);
@@ -209,7 +209,7 @@ void CheckParallelAgainstOneThread(std::mt19937& rng, const testing::RandomCpdsO
   CountingListener par_listener;
   Explorer<cpds::CpdsModel, CountingListener> one(one_model, one_listener);
   Explorer<cpds::CpdsModel, CountingListener> par(par_model, par_listener);
-  par.SetJobs(jobs, 1);
+  par.SetJobs(jobs, 1, adaptive);
   ASSERT_EQ(par.jobs(), jobs);
   ASSERT_TRUE(one.Start());
   ASSERT_TRUE(par.Start());
@@ -237,7 +237,8 @@ TEST(ExplorerTest, ParallelExpansionEqualsOneThreadOnRandomPrograms) {
   std::mt19937 rng(4242);
   for (int i = 0; i < 150; ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
-    CheckParallelAgainstOneThread(rng, {4, 3, 3, 4, i % 2 == 0}, 2 + i % 3);
+    // Every fifth program: blocks switch between one worker and all (--jobs 0).
+    CheckParallelAgainstOneThread(rng, {4, 3, 3, 4, i % 2 == 0}, 2 + i % 3, i % 5 == 4);
     if (HasFatalFailure()) return;
   }
 }
