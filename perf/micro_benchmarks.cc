@@ -1,5 +1,5 @@
-// Micro-benchmarks of the hot parts: the state store, stack interning, successor generation and
-// whole R(r,d) computations. Run: build/perf/druba_micro_benchmarks
+// Micro-benchmarks of the hot parts: the state stores, stack interning, successor generation, the
+// closure test and whole runs. Run: build/perf/druba_micro_benchmarks
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -63,6 +63,55 @@ std::pair<cpds::Cpds, cpds::InitialState> Load(const std::string& name) {
   cpds::InitialState init = cpds::ParseInit(cpds::ReadFile(base + ".init"), base + ".init", c);
   return {c, init};
 }
+
+// Successor generation: every thread's successors of the first 20,000 states a breadth-first
+// search of Bluetooth3-21 reaches; items are successor calls.
+void BM_Successors(benchmark::State& state) {
+  const auto [c, init] = Load("03_Bluetooth-3/Bluetooth3-21");
+  cpds::CpdsModel model(c, init);
+  StateStore seen(model.state_width());
+  model.ForEachInitial([&](StateView s) { seen.FindOrInsert(s); });
+  for (std::uint32_t id = 0; id < seen.size() && seen.size() < 20000; ++id) {
+    const std::vector<Word> from(seen.Get(id).begin(), seen.Get(id).end());
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      model.ForEachSuccessor(StateView(from), t,
+                             [&](std::uint32_t, StateView to) { seen.FindOrInsert(to); });
+    }
+  }
+  std::int64_t calls = 0;
+  for (auto _ : state) {
+    std::uint64_t successors = 0;
+    for (std::uint32_t id = 0; id < seen.size(); ++id) {
+      const std::vector<Word> from(seen.Get(id).begin(), seen.Get(id).end());
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        model.ForEachSuccessor(StateView(from), t, [&](std::uint32_t, StateView) { ++successors; });
+        ++calls;
+      }
+    }
+    benchmark::DoNotOptimize(successors);
+  }
+  state.SetItemsProcessed(calls);
+}
+BENCHMARK(BM_Successors)->Unit(benchmark::kMillisecond);
+
+// The closure test alone, on the abstract set of a finished run; items are abstract successors
+// checked.
+void BM_ClosureTest(benchmark::State& state, const char* name, std::uint32_t k) {
+  const auto [c, init] = Load(name);
+  cpds::CpdsModel model(c, init);
+  const cpds::TopKAbstraction abs(model, k, std::nullopt);
+  Druba run(model, abs);
+  run.Verify();
+  std::uint64_t checks = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(CheckClosure(abs, run.abstract_states(), &checks));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(checks));
+}
+BENCHMARK_CAPTURE(BM_ClosureTest, bluetooth3_21_top2, "03_Bluetooth-3/Bluetooth3-21", 2)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ClosureTest, stefan4_top2, "08_Stefan-1/stefan-4", 2)
+    ->Unit(benchmark::kMillisecond);
 
 // A whole DrUBA run; items are successor calls.
 void BM_Verify(benchmark::State& state, const char* name, std::uint32_t k) {

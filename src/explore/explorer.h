@@ -194,7 +194,7 @@ class Explorer {
     std::size_t keys = 0;     // the key table: per (state, finder), its representative
     std::size_t records = 0;  // the Pareto pairs
     std::size_t parents = 0;  // parent links (traces)
-    std::size_t pairs = 0;    // later Pareto pairs per key
+    std::size_t pairs = 0;    // the index of keys' second pairs
     std::size_t parked = 0;   // the round and delay frontiers
     std::size_t Total() const { return states + keys + records + parents + pairs + parked; }
   };
