@@ -245,8 +245,8 @@ class Explorer {
   // ConcurrentModel always use one.
   // `parallel_min`: blocks with fewer moves run on the caller alone (tests lower it to run tiny
   // searches in parallel).
-  // `adaptive`: a block runs on all workers only while that has been faster per move than on one
-  // (both give the same records; the one not in use is timed again on every 16th block).
+  // `adaptive`: blocks run on all workers only while that is faster per move than on one (both
+  // give the same records): every 16 blocks, two blocks in a row are timed, one each way.
   void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin, bool adaptive = false) {
     if (!records_.empty()) return;  // before Start() only: the key index is cut per job
     jobs_ = ConcurrentModel<Model> ? std::max(1U, std::min(jobs, kMaxJobs)) : 1;
@@ -557,17 +557,25 @@ class Explorer {
                            ? static_cast<unsigned>(std::min<std::size_t>(jobs_, items.size()))
                            : 1;
     if (workers > 1 && adaptive_) {
-      // Unmeasured ways (0 ns) are tried first.
-      const bool prefer_parallel = ns_per_move_[1] <= ns_per_move_[0];
-      const bool retime_other = ++timed_blocks_ % kRetimeEvery == 0;
-      const bool parallel = prefer_parallel != retime_other;
+      // Every kRetimeEvery blocks, a trial: two blocks in a row, one each way (which first
+      // alternates), so that both are timed on moves alike. The faster way, by time per move
+      // summed over recent trials (single blocks are noisy), runs until the next trial; all
+      // workers only when clearly faster.
+      const std::uint64_t phase = timed_blocks_++ % kRetimeEvery;
+      const bool parallel = phase < 2 ? (phase == 0) == trial_parallel_first_ : use_parallel_;
       const auto begin = std::chrono::steady_clock::now();
       RunBlock(items, parallel ? workers : 1);
-      const std::chrono::duration<double, std::nano> took =
-          std::chrono::steady_clock::now() - begin;
-      double& figure = ns_per_move_[parallel ? 1 : 0];
-      const double ns = took.count() / static_cast<double>(items.size());
-      figure = figure == 0 ? ns : 0.75 * figure + 0.25 * ns;
+      if (phase < 2) {
+        const std::chrono::duration<double, std::nano> took =
+            std::chrono::steady_clock::now() - begin;
+        const std::size_t way = parallel ? 1 : 0;
+        trial_ns_[way] = 0.75 * trial_ns_[way] + took.count();
+        trial_moves_[way] = 0.75 * trial_moves_[way] + static_cast<double>(items.size());
+      }
+      if (phase == 1) {
+        use_parallel_ = trial_ns_[1] * trial_moves_[0] < 0.95 * trial_ns_[0] * trial_moves_[1];
+        trial_parallel_first_ = !trial_parallel_first_;
+      }
       return;
     }
     RunBlock(items, workers);
@@ -964,8 +972,12 @@ class Explorer {
   bool adaptive_ = false;
   static constexpr std::uint64_t kRetimeEvery = 16;
   std::uint64_t timed_blocks_ = 0;
-  std::array<double, 2> ns_per_move_{};  // moving averages: on one worker, on all
-  std::vector<WorkerOutput> outputs_;    // per worker of phase A
+  bool use_parallel_ = false;
+  bool trial_parallel_first_ = true;
+  // Time and moves of the trials' blocks, older trials weighing less: on one worker, on all.
+  std::array<double, 2> trial_ns_{};
+  std::array<double, 2> trial_moves_{};
+  std::vector<WorkerOutput> outputs_;  // per worker of phase A
   // The parallel store (StoreInParallel): the block's successors, which of them carried a new
   // state, each shard's share, the decisions, the record ids, per shard its keys given pairs in
   // this block and its counts.
