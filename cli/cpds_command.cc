@@ -179,6 +179,7 @@ struct Report {
     w.Key("model").String(options.model);
     w.Key("threads").UInt(model.num_threads());
     w.Key("target").String(loaded.target_text);
+    w.Key("top").UInt(options.top);
     w.Key("rounds").UInt(trace.back().rounds);
     w.Key("delays").UInt(trace.back().delays);
     w.Key("steps");
@@ -251,8 +252,8 @@ struct Report {
     }
     if (result.verdict == Verdict::kViolation && !trace.empty()) out += Trace();
     if (options.no_trace) {
-      out += "traces off (--no-trace): no parent links kept" +
-             std::string(result.verdict == Verdict::kViolation ? ", so no trace for this violation"
+      out += "traces off (--no-trace)" +
+             std::string(result.verdict == Verdict::kViolation ? ": no trace for this violation"
                                                                : "") +
              "\n";
     }
@@ -283,6 +284,8 @@ struct Report {
 int Replay(const RunOptions& given) {
   const JsonValue doc = ParseJson(cpds::ReadFile(given.replay_trace), given.replay_trace);
   RunOptions options = given;
+  // The trace's target was read with the trace's abstraction depth (older traces: top-1).
+  if (doc.Has("top")) options.top = std::max(options.top, doc.At("top").AsUInt());
   if (options.spec.empty() && options.target.empty() && doc.Has("target")) {
     const std::string& target = doc.At("target").AsString();
     (std::filesystem::exists(target) ? options.spec : options.target) = target;

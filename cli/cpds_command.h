@@ -30,7 +30,7 @@ struct RunOptions {
   std::string trace_out;                // write a violation's trace as JSON
   std::string schedule_svg;             // draw the driver's path through the (r, d) plane
   std::string dot;                      // the abstract states and transitions, for Graphviz
-  bool no_trace = false;                // keep no parent links: less memory, no traces
+  bool no_trace = false;                // no trace for a violation (saves the backward search)
   unsigned jobs = 0;                    // expansion threads; 0: one per core
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)

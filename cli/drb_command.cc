@@ -565,7 +565,7 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
       for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
     }
     if (!final_run.trace.empty()) out += TraceText(final_run.trace);
-    if (options.no_trace) out += "traces off (--no-trace): no parent links kept\n";
+    if (options.no_trace) out += "traces off (--no-trace)\n";
     if (verdict == Verdict::kBounded) {
       out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
     }

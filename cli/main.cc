@@ -35,8 +35,8 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
   app->add_flag("--no-trace", o.no_trace,
-                "keep no parent links (4 bytes less per search node); a violation then comes "
-                "without its trace");
+                "report a violation without its trace (traces cost no memory: a violation's is "
+                "found backwards over the stored states, which takes time)");
   app->add_option("--dot", o.dot,
                   "write the reached abstract states and the abstract transitions between them "
                   "(Graphviz; at most 300 states)");

@@ -187,12 +187,9 @@ class Druba {
     if (!keep_trace_) return {};
     return ReconstructTrace(*explorer_, model_, record);
   }
-  // Without traces the search keeps no parent links (4 bytes less per search node). Call before
-  // running.
-  void KeepTrace(bool keep) {
-    keep_trace_ = keep;
-    explorer_->KeepParents(keep);
-  }
+  // Whether a violation comes with its trace. The search keeps no parent links either way (a
+  // trace is found backwards over the stored records: Explorer::SearchPathTo).
+  void KeepTrace(bool keep) { keep_trace_ = keep; }
   bool keeps_trace() const { return keep_trace_; }
   // Threads for the expansion of each frontier (Explorer::SetJobs; `adaptive`: use them only
   // while it is faster); the verdict, the reached sets and the trace do not depend on it.
@@ -218,7 +215,7 @@ class Druba {
     explorer_.reset();
     tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
     explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
-    explorer_->KeepParents(keep_trace_);
+    explorer_->KeepParents(false);
     explorer_->SetJobs(jobs_, Search::kParallelMin, adaptive_jobs_);
   }
 

@@ -234,11 +234,53 @@ class Explorer {
     return bytes;
   }
 
-  // The records from an initial node to `id`, in path order; empty when parent links are off.
+  // The records from an initial node to `id`, in path order: by the parent links when they are
+  // kept, else found backwards (SearchPathTo).
   std::vector<std::uint32_t> PathTo(std::uint32_t id) const {
+    if (!keep_parents_) return SearchPathTo(id);
     std::vector<std::uint32_t> path;
-    if (!keep_parents_) return path;
     for (std::uint32_t r = id; r != kNoParent; r = parents_[r]) path.push_back(r);
+    return {path.rbegin(), path.rend()};
+  }
+
+  // A path to `id` found without parent links, one move back at a time: a record whose move gives
+  // exactly the later record's state and counters (the record it was made from is one, and records
+  // are never removed, so there always is one). Each move back scans the records once and calls
+  // the successor function on those with the right finder and counters: a trace costs at most
+  // about one more pass over the search's work, and no memory while searching. Empty only if no
+  // such record is found, which would be a bug.
+  std::vector<std::uint32_t> SearchPathTo(std::uint32_t id) const {
+    std::vector<std::uint32_t> path{id};
+    std::vector<Word> target(states_.width());
+    std::vector<Word> from(states_.width());
+    for (std::uint32_t at = id; !(records_[at].rounds == 0 && records_[at].finder == n_ - 1);) {
+      const NodeRecord later = records_[at];
+      const std::uint32_t finder = later.finder == 0 ? n_ - 1 : later.finder - 1;
+      const std::uint32_t rounds = later.rounds - (later.finder == 0 ? 1 : 0);
+      states_.Get(later.state, target.data());
+      std::optional<std::uint32_t> found;
+      for (std::uint32_t rec = 0; rec < records_.size() && !found; ++rec) {
+        const NodeRecord& r = records_[rec];
+        if (r.finder != finder || r.rounds != rounds) continue;
+        if (r.delays + 1 == later.delays && r.state == later.state) {  // a delay
+          found = rec;
+        } else if (r.delays == later.delays) {  // a step, or a stutter
+          states_.Get(r.state, from.data());
+          bool any = false;
+          bool hit = false;
+          model_.ForEachSuccessor(StateView(from), later.finder,
+                                  [&](std::uint32_t /*action*/, StateView succ) {
+                                    any = true;
+                                    hit = hit || std::equal(succ.begin(), succ.end(),
+                                                            target.begin(), target.end());
+                                  });
+          if (hit || (!any && r.state == later.state)) found = rec;
+        }
+      }
+      if (!found) return {};
+      path.push_back(*found);
+      at = *found;
+    }
     return {path.rbegin(), path.rend()};
   }
   // Threads for phase A of the expansion (1: none besides the caller). Models that are not a

@@ -2,6 +2,7 @@
 // paper's Ex. 8 and on many random small CPDS.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -240,6 +241,53 @@ TEST(ExplorerTest, ParallelExpansionEqualsOneThreadOnRandomPrograms) {
     // Every fifth program: blocks switch between one worker and all (--jobs 0).
     CheckParallelAgainstOneThread(rng, {4, 3, 3, 4, i % 2 == 0}, 2 + i % 3, i % 5 == 4);
     if (HasFatalFailure()) return;
+  }
+}
+
+// Traces without parent links: the path SearchPathTo finds to a record starts at an initial
+// node, every move in it is a step (or stutter) or delay of the thread whose turn it is, with
+// exactly the recorded counters, and it is as long as the path by parent links.
+TEST(ExplorerTest, PathsFoundBackwardsAreValidSchedules) {
+  std::mt19937 rng(31337);
+  for (int i = 0; i < 150; ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    auto [c, init] = testing::RandomCpds(rng, {4, 3, 3, 4, i % 2 == 0});
+    cpds::CpdsModel model(c, init);
+    CountingListener listener;
+    Explorer<cpds::CpdsModel, CountingListener> ex(model, listener);
+    ASSERT_TRUE(ex.Start());
+    for (int raise = 0; raise < 6; ++raise) {
+      ASSERT_TRUE(raise % 2 == 0 ? ex.RaiseRounds() : ex.RaiseDelays());
+    }
+    const std::uint32_t n = model.num_threads();
+    for (std::uint32_t id = 0; id < ex.num_records(); id += 1 + id / 8) {
+      const std::vector<std::uint32_t> path = ex.SearchPathTo(id);
+      ASSERT_FALSE(path.empty()) << "record " << id;
+      ASSERT_EQ(path.back(), id);
+      ASSERT_EQ(path.size(), ex.PathTo(id).size());
+      const NodeRecord& first = ex.record(path.front());
+      ASSERT_TRUE(first.rounds == 0 && first.delays == 0 && first.finder == n - 1);
+      for (std::size_t k = 1; k < path.size(); ++k) {
+        const NodeRecord& from = ex.record(path[k - 1]);
+        const NodeRecord& to = ex.record(path[k]);
+        ASSERT_EQ(to.finder, (from.finder + 1) % n);
+        ASSERT_EQ(to.rounds, from.rounds + (to.finder == 0 ? 1U : 0U));
+        if (to.delays == from.delays + 1) {
+          ASSERT_EQ(to.state, from.state);  // a delay
+          continue;
+        }
+        ASSERT_EQ(to.delays, from.delays);
+        std::vector<Word> before = ex.state(from.state);
+        const std::vector<Word> after = ex.state(to.state);
+        bool any = false;
+        bool hit = false;
+        model.ForEachSuccessor(StateView(before), to.finder, [&](std::uint32_t, StateView s) {
+          any = true;
+          hit = hit || std::equal(s.begin(), s.end(), after.begin(), after.end());
+        });
+        ASSERT_TRUE(hit || (!any && before == after)) << "record " << id << " move " << k;
+      }
+    }
   }
 }
 
