@@ -268,12 +268,11 @@ class Explorer {
           states_.Get(r.state, from.data());
           bool any = false;
           bool hit = false;
-          model_.ForEachSuccessor(StateView(from), later.finder,
-                                  [&](std::uint32_t /*action*/, StateView succ) {
-                                    any = true;
-                                    hit = hit || std::equal(succ.begin(), succ.end(),
-                                                            target.begin(), target.end());
-                                  });
+          model_.ForEachSuccessor(
+              StateView(from), later.finder, [&](std::uint32_t /*action*/, StateView succ) {
+                any = true;
+                hit = hit || std::equal(succ.begin(), succ.end(), target.begin(), target.end());
+              });
           if (hit || (!any && r.state == later.state)) found = rec;
         }
       }
