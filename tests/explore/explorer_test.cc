@@ -150,6 +150,18 @@ std::size_t MostPairsOfAKey(const Ex& ex) {
   return most;
 }
 
+// A random program and a search over it (the program outlives the model, which refers to it).
+struct RandomSearch {
+  RandomSearch(std::mt19937& rng, const testing::RandomCpdsOptions& options)
+      : program(testing::RandomCpds(rng, options)),
+        model(program.first, program.second),
+        ex(model, listener) {}
+  std::pair<cpds::Cpds, cpds::InitialState> program;
+  cpds::CpdsModel model;
+  CountingListener listener;
+  Explorer<cpds::CpdsModel, CountingListener> ex;
+};
+
 // Keys with many incomparable (rounds, delays) pairs: only the one with the fewest rounds and the
 // one with the fewest delays are indexed. Random programs with longer bounds until one has a key
 // with five pairs (one in several hundred does); the index stays exact, and the pairs
@@ -159,10 +171,8 @@ TEST(ExplorerTest, KeysWithManyPairsKeepAnExactIndex) {
   std::size_t programs = 0;
   for (int i = 0; i < 1000 && programs == 0; ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
-    auto [c, init] = testing::RandomCpds(rng, {4, 3, 3, 6, i % 2 == 0});
-    cpds::CpdsModel model(c, init);
-    CountingListener listener;
-    Explorer<cpds::CpdsModel, CountingListener> ex(model, listener);
+    RandomSearch search(rng, {4, 3, 3, 6, i % 2 == 0});
+    auto& ex = search.ex;
     ASSERT_TRUE(ex.Start());
     for (std::uint32_t step = 0; step < 24; ++step) {
       ASSERT_TRUE(step % 2 == 0 ? ex.RaiseDelays() : ex.RaiseRounds());
@@ -251,10 +261,9 @@ TEST(ExplorerTest, PathsFoundBackwardsAreValidSchedules) {
   std::mt19937 rng(31337);
   for (int i = 0; i < 150; ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
-    auto [c, init] = testing::RandomCpds(rng, {4, 3, 3, 4, i % 2 == 0});
-    cpds::CpdsModel model(c, init);
-    CountingListener listener;
-    Explorer<cpds::CpdsModel, CountingListener> ex(model, listener);
+    RandomSearch search(rng, {4, 3, 3, 4, i % 2 == 0});
+    auto& ex = search.ex;
+    auto& model = search.model;
     ASSERT_TRUE(ex.Start());
     for (int raise = 0; raise < 6; ++raise) {
       ASSERT_TRUE(raise % 2 == 0 ? ex.RaiseRounds() : ex.RaiseDelays());
