@@ -345,7 +345,9 @@ class Explorer {
     return "";
   }
 
-  // Parent links (4 bytes per search node) exist only for traces; call before Start().
+  // Parent links (4 bytes per search node): PathTo follows them instead of searching backwards.
+  // The driver keeps none; tests keep them as the reference the backward search is checked
+  // against. Call before Start().
   void KeepParents(bool keep) { keep_parents_ = keep; }
   bool keeps_parents() const { return keep_parents_; }
 
