@@ -19,6 +19,13 @@ struct Token {
   std::size_t end = 0;
 };
 
+// An integer literal is decimal whatever its leading zeros (Boost would read "010" as octal and
+// reject "09"). The lexer guarantees `digits` is a non-empty run of decimal digits.
+Int DecimalLiteral(std::string_view digits) {
+  const std::size_t first = digits.find_first_not_of('0');
+  return first == std::string_view::npos ? Int(0) : Int(std::string(digits.substr(first)));
+}
+
 class Lexer {
  public:
   Lexer(std::string_view text, const std::string& file) : text_(text), file_(file) {}
@@ -176,7 +183,7 @@ class Parser {
   Int ExpectNumber(const char* what) {
     bool negative = Accept("-");
     if (Cur().kind != Token::Kind::kNumber) Fail(Cur(), std::string("expected ") + what + Found());
-    Int v(tokens_[pos_++].text);
+    const Int v = DecimalLiteral(tokens_[pos_++].text);
     return negative ? Int(-v) : v;
   }
   std::uint32_t ExpectSmall(const char* what, std::uint32_t max) {
@@ -745,7 +752,7 @@ class Parser {
     const SourceLocation where = Where(t);
     if (t.kind == Token::Kind::kNumber) {
       ++pos_;
-      return MakeNumber(Int(t.text), where);
+      return MakeNumber(DecimalLiteral(t.text), where);
     }
     if (Accept("(")) {
       ExprPtr e = ParseExpr();
