@@ -81,6 +81,7 @@ struct Report {
   const TopKAbstraction& abs;
   const CpdsDruba& run;
   const RunResult& result;
+  const ThreadSymmetry& symmetry;
   std::vector<TraceStep> trace;
 
   std::uint64_t FinalPlateauCalls() const {
@@ -108,6 +109,7 @@ struct Report {
     w.Key("keys").UInt(ex.num_keys());
     w.Key("pareto_pairs").UInt(ex.num_records());
     WriteBoundsJson(w, result);
+    WriteProofJson(w, result, options.upper_bound, &symmetry);
     w.Key("mode").String(options.mode);
     w.Key("image_calls").UInt(result.image_calls);
     w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());
@@ -235,7 +237,16 @@ struct Report {
                       std::to_string(abs.k()) + " abstraction" +
                       (loaded.target ? ", target " + loaded.target_text : "") + "\n";
     out += "verdict: " + std::string(VerdictName(result.verdict)) + " (" + result.reason + ")\n";
-    if (result.verdict == Verdict::kSafe) {
+    if (result.proof == Proof::kSandwich) {
+      out +=
+          "  all " + std::to_string(run.abstract_states().size()) +
+          " reachable abstract states: the upper bound O is reached up to thread symmetry within "
+          "(r,d) = (" +
+          std::to_string(result.bounds.rounds) + "," + std::to_string(result.bounds.delays) + ")\n";
+    } else if (result.proof == Proof::kUpperBound) {
+      out += "  no state of the upper bound O (" + std::to_string(run.abstract_states().size()) +
+             " abstract states, a superset of the reachable ones) matches the target\n";
+    } else if (result.verdict == Verdict::kSafe) {
       std::snprintf(buf, sizeof buf,
                     "  all %zu reachable abstract states reached: the abstract sets at (r,d) = "
                     "(%u,%u) and (%u,%u) agree; %llu disrespecting successors checked\n",
@@ -244,6 +255,7 @@ struct Report {
                     static_cast<unsigned long long>(result.closure_checks));
       out += buf;
     }
+    out += ProofLine(result, options.upper_bound);
     if (result.closure_failure) {
       const ClosureFailure& f = *result.closure_failure;
       out += "  reached abstract state " + abs.Describe(StateView(f.from)) + " has the successor " +
@@ -364,6 +376,11 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   CpdsDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
+  const ThreadSymmetry symmetry = abs.Symmetry();
+  if (options.command == "verify" && options.upper_bound != "off") {
+    run.UseSandwich(
+        cpds::MakeSandwich(abs, options.upper_bound == "joint", loaded.target.has_value()));
+  }
   if (options.progress) InstallProgress(limits, run);
   RunResult result;
   if (options.command != "test" && mode == Mode::kExplicit) {
@@ -385,7 +402,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   } else {
     result = run.Deepen(options.rounds, options.max_delays);
   }
-  Report report{options, loaded, model, abs, run, result, {}};
+  Report report{options, loaded, model, abs, run, result, symmetry, {}};
   if (result.violation_record) {
     report.trace = run.Trace(*result.violation_record);
   }

@@ -32,6 +32,7 @@ struct RunOptions {
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // no trace for a violation (saves the backward search)
   unsigned jobs = 0;                    // expansion threads; 0: one per core
+  std::string upper_bound = "joint";    // the sandwich proof's O: joint | static | off
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)
   std::string abstraction;             // which `abstraction` block (default: the first)

@@ -82,6 +82,15 @@ int main(int argc, char** argv) {
                    "druba (default); ai: closure under all actions after every raise; naive: "
                    "every R(r,d) from scratch; explicit: all interleavings, no bounds")
       ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
+  verify
+      ->add_option("--upper-bound", options.upper_bound,
+                   "the sandwich proof (mode druba): first compute O, an upper bound of the "
+                   "reachable abstract states closed under every action, and answer safe as soon "
+                   "as the reached states, closed under the thread symmetry, cover it. CPDS: "
+                   "joint (default: pops by the may-lie-below relation computed with O), static "
+                   "(a relation that ignores which states are reached), off (the paper's proof "
+                   "alone)")
+      ->check(CLI::IsMember({"joint", "static", "off"}));
   verify->add_option("--max-value", options.max_value,
                      ".drb, explicit: a variable beyond +-this ends the search with 'unknown' "
                      "(default 100)");

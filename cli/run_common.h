@@ -39,15 +39,72 @@ void InstallProgress(LimitWatch& limits, const Run& run, std::string label = "")
         const std::uint64_t calls = ex.stats().image_calls;
         const double rate =
             now > last_s ? static_cast<double>(calls - last_calls) / (now - last_s) : 0.0;
+        std::string abstract = std::to_string(run.abstract_states().size()) + " abstract";
+        if constexpr (requires { run.upper_bound_size(); }) {
+          if (const auto upper = run.upper_bound_size()) {
+            abstract += " of at most " + std::to_string(*upper);
+          }
+        }
         std::fprintf(stderr,
-                     "druba: %6.1f s  %sr=%u d=%u  %zu states  %zu abstract  %.0f successor "
-                     "calls/s  %.0f MB\n",
+                     "druba: %6.1f s  %sr=%u d=%u  %zu states  %s  %.0f successor calls/s  "
+                     "%.0f MB\n",
                      now, label.c_str(), ex.bounds().rounds, ex.bounds().delays, run.num_states(),
-                     run.abstract_states().size(), rate, CurrentRssMb());
+                     abstract.c_str(), rate, CurrentRssMb());
         last_calls = calls;
         last_s = now;
       },
       1.0);
+}
+
+// "proof" (which argument answered `safe`) and the sandwich proof's figures: "upper_bound" (|O|,
+// null when not computed), its relation, passes and time, "symmetric_reached" (|Sym(U)| at the
+// end), "symmetry_classes" and, when O was not used, "upper_bound_note".
+inline void WriteProofJson(JsonWriter& w, const RunResult& result, const std::string& relation,
+                           const ThreadSymmetry* symmetry) {
+  w.Key("proof").String(ProofName(result.proof));
+  w.Key("upper_bound");
+  if (result.upper_bound) {
+    w.UInt(*result.upper_bound);
+  } else {
+    w.Null();
+  }
+  w.Key("upper_bound_relation").String(relation);
+  w.Key("upper_bound_passes").UInt(result.upper_bound_stats.passes);
+  w.Key("upper_bound_time_s").Double(result.upper_bound_stats.time_s);
+  if (!result.upper_bound_note.empty()) w.Key("upper_bound_note").String(result.upper_bound_note);
+  w.Key("symmetric_reached").UInt(result.symmetric_reached);
+  w.Key("symmetry_classes").BeginArray();
+  if (symmetry != nullptr) {
+    for (const auto& cls : symmetry->classes) {
+      w.BeginArray();
+      for (const std::uint32_t t : cls) w.UInt(t);
+      w.EndArray();
+    }
+  }
+  w.EndArray();
+}
+
+// One line on the sandwich proof for the human report (empty when it was not tried).
+inline std::string ProofLine(const RunResult& result, const std::string& relation) {
+  if (result.upper_bound_stats.passes == 0) return "";
+  char buf[256];
+  if (!result.upper_bound) {
+    return "  sandwich proof not used: " + result.upper_bound_note + "\n";
+  }
+  std::snprintf(buf, sizeof buf,
+                "  upper bound O: %zu abstract states (%s relation, %zu passes, %.3f s)",
+                *result.upper_bound, relation.c_str(), result.upper_bound_stats.passes,
+                result.upper_bound_stats.time_s);
+  std::string out = buf;
+  if (result.proof == Proof::kSandwich) {
+    out += "; the reached states closed under the thread symmetry cover it\n";
+  } else if (!result.upper_bound_note.empty()) {
+    out += "; not used: " + result.upper_bound_note + "\n";
+  } else {
+    out += "; the reached states closed under the thread symmetry: " +
+           std::to_string(result.symmetric_reached) + "\n";
+  }
+  return out;
 }
 
 // "rounds", "delays" (the bounds at the end) and "plateau_start" (where the abstract set last

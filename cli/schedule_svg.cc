@@ -122,7 +122,11 @@ std::string ScheduleSvg(const std::vector<RaiseEvent>& schedule, const RunResult
     at = e.after;
   }
   // Where the run ended: the closure test, or the violation, or the stop.
-  const std::string mark = result.verdict == Verdict::kSafe        ? "closure test passed"
+  const std::string mark = result.proof == Proof::kSandwich ? "the upper bound O is reached (up to "
+                                                              "thread symmetry)"
+                           : result.proof == Proof::kUpperBound    ? "the target lies outside the "
+                                                                     "upper bound O"
+                           : result.verdict == Verdict::kSafe      ? "closure test passed"
                            : result.verdict == Verdict::kViolation ? "violation found"
                            : result.closure_failure                ? "closure test failed"
                                                                    : "stopped: " + result.reason;

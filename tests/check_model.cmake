@@ -1,7 +1,9 @@
 # Runs druba on one model and checks every expectation its header states:
 #   # druba-expect: top=K verdict=V [abstract-states=N]
-#   # druba-expect-bounds: rounds=R delays=D          (bounds at the end of `verify`, top=1)
+#   # druba-expect-bounds: rounds=R delays=D          (bounds at the end of `verify`, top=1,
+#                                                      the paper's proof alone: --upper-bound off)
 #   # druba-expect-test: rounds=R delays=D verdict=V   (`druba test` with those bounds)
+# `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound; JSON "proof").
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
@@ -51,6 +53,7 @@ foreach(line IN LISTS lines)
   field("${line}" "delays" delays)
   field("${line}" "threads" threads)
   field("${line}" "abstraction" abstraction)
+  field("${line}" "proof" proof)
   set(model_args)
   if(MODEL MATCHES "\\.drb$")
     if(threads)
@@ -71,6 +74,8 @@ foreach(line IN LISTS lines)
     get_filename_component(stem "${MODEL}" NAME_WE)
     set(trace_file "${WORKDIR}/${stem}.hunt.trace.json")
     set(command test --trace-out "${trace_file}")
+  elseif(line MATCHES "-bounds:" AND MODEL MATCHES "\\.pds$")
+    set(command verify --upper-bound off)  # the bounds of the paper's proof
   else()
     set(command verify)
   endif()
@@ -106,6 +111,12 @@ foreach(line IN LISTS lines)
     exit_code_for("${verdict}" want_code)
     if(NOT code EQUAL want_code)
       message(FATAL_ERROR "${MODEL} (${line}): exit code ${code}, expected ${want_code}")
+    endif()
+    if(proof)
+      string(JSON got_proof GET "${out}" proof)
+      if(NOT got_proof STREQUAL proof)
+        message(FATAL_ERROR "${MODEL} (${line}): proof ${got_proof}, expected ${proof}")
+      endif()
     endif()
     if(count)
       string(JSON got_count GET "${out}" abstract_states)

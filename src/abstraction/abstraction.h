@@ -11,6 +11,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,6 +43,7 @@ class AbstractTracker {
     const auto found = set_.FindOrInsert(StateView(scratch_));
     if (!found.is_new) return true;
     ++new_abstract_;
+    if (on_new_abstract_ && !on_new_abstract_(set_.Get(found.id))) return false;
     if (abs_.Violates(set_.Get(found.id))) {
       violation_record_ = record;
       return false;
@@ -58,8 +60,12 @@ class AbstractTracker {
 
   const StateStore& set() const { return set_; }
   std::optional<std::uint32_t> violation_record() const { return violation_record_; }
+  // Called with each abstract state the first time it is reached (the sandwich proof's Sym(U));
+  // returning false stops the search (Explorer::stopped) without a violation.
+  void OnNewAbstract(std::function<bool(StateView)> call) { on_new_abstract_ = std::move(call); }
 
  private:
+  std::function<bool(StateView)> on_new_abstract_;
   const A& abs_;
   StateStore set_;
   std::vector<Word> scratch_;

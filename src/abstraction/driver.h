@@ -2,16 +2,23 @@
 // one raise adds no abstract state, then raise the delay bound; any new abstract state sends it
 // back to rounds; after n-1 consecutive fruitless delay raises, test closure under the
 // disrespecting actions. It answers `safe` only when both plateau conditions of Thm. 7 hold
-// (checked again explicitly before the verdict) and the closure test passed.
+// (checked again explicitly before the verdict) and the closure test passed, or when the sandwich
+// proof of DESIGN.md section 8 holds: an upper bound O of alpha(R), computed first, is covered by
+// the symmetric closure of the reached abstract set (O is then alpha(R) exactly), or no state of O
+// violates the property.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "abstraction/abstraction.h"
+#include "abstraction/symmetry.h"
+#include "abstraction/upper_bound.h"
 #include "abstraction/verdict.h"
 #include "common/resources.h"
 #include "explore/explorer.h"
@@ -40,6 +47,13 @@ enum class Mode {
 struct RunResult {
   Verdict verdict = Verdict::kUnknown;
   std::string reason;
+  Proof proof = Proof::kNone;
+  // The sandwich proof: |O| when it was computed, why it was not (or not used), its cost, and
+  // |Sym(U)| at the end.
+  std::optional<std::size_t> upper_bound;
+  std::string upper_bound_note;
+  UpperBoundStats upper_bound_stats;
+  std::uint64_t symmetric_reached = 0;
   Bounds bounds;
   std::vector<RaiseEvent> schedule;
   Bounds plateau_start;           // bounds where the abstract set last grew
@@ -65,16 +79,21 @@ class Druba {
     Stopwatch clock;
     RunResult result;
     const std::uint32_t n = explorer_->num_threads();
-    if (!Step(RaiseEvent::Dim::kStart, result)) return Finish(result, clock);
-    if (ClosedUnderAll(result)) return Finish(result, clock);
+    if (StartSandwich(result)) return Finish(result, clock);
+    // One bound change; true when the run is over: a proof answered (the sandwich listener may
+    // stop a step midway), or a violation or a limit stopped the search (Finish says which).
+    const auto over = [&](RaiseEvent::Dim dim) {
+      const bool going = Step(dim, result);
+      if (SandwichHolds(result)) return true;
+      return !going || ClosedUnderAll(result);
+    };
+    if (over(RaiseEvent::Dim::kStart)) return Finish(result, clock);
     for (;;) {
-      if (!Step(RaiseEvent::Dim::kRounds, result)) return Finish(result, clock);
-      if (ClosedUnderAll(result)) return Finish(result, clock);
+      if (over(RaiseEvent::Dim::kRounds)) return Finish(result, clock);
       if (result.schedule.back().new_abstract > 0) continue;
       bool grew = false;
       for (std::uint32_t plateau = 0; plateau + 1 < n; ++plateau) {
-        if (!Step(RaiseEvent::Dim::kDelays, result)) return Finish(result, clock);
-        if (ClosedUnderAll(result)) return Finish(result, clock);
+        if (over(RaiseEvent::Dim::kDelays)) return Finish(result, clock);
         if (result.schedule.back().new_abstract > 0) {
           grew = true;
           break;
@@ -107,6 +126,7 @@ class Druba {
               : "the closure test could not be decided: " + result.closure_failure->undecided;
     } else {
       result.verdict = Verdict::kSafe;
+      result.proof = Proof::kPlateau;
       result.reason = "1 round raise and " + std::to_string(n - 1) +
                       " delay raises added no abstract state, and the set is closed under the "
                       "disrespecting actions (Thm. 7)";
@@ -174,6 +194,7 @@ class Druba {
       result.reason = free_->stop_reason();
     } else {
       result.verdict = Verdict::kSafe;
+      result.proof = Proof::kExhausted;
       result.reason = "explicit: every state reachable under free scheduling was explored";
     }
     result.time_s = clock.Seconds();
@@ -204,8 +225,19 @@ class Druba {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
   }
 
+  // The sandwich proof of DESIGN.md section 8, tried by Verify in Mode::kDruba.
+  void UseSandwich(SandwichSetup setup) { sandwich_ = std::move(setup); }
+  // |O| once computed, for the progress line.
+  std::optional<std::size_t> upper_bound_size() const {
+    return sandwich_live_ ? std::optional<std::size_t>(upper_->size()) : std::nullopt;
+  }
+
   const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
-  const StateStore& abstract_states() const { return tracker_->set(); }
+  // The reached abstract states; after a sandwich or upper-bound proof, O (alpha(R) itself after a
+  // sandwich proof, an over-approximation of it after an upper-bound proof).
+  const StateStore& abstract_states() const {
+    return answered_by_upper_ ? *upper_ : tracker_->set();
+  }
   Model& model() { return model_; }
 
  private:
@@ -262,14 +294,85 @@ class Druba {
       return false;
     }
     result.verdict = Verdict::kSafe;
+    result.proof = Proof::kClosed;
     result.reason = "the reached abstract states are closed under every action";
+    return true;
+  }
+
+  // Computes O and watches U from now on. True when O alone answers (no state of it violates the
+  // property, which was given).
+  bool StartSandwich(RunResult& result) {
+    if (mode_ != Mode::kDruba || !sandwich_) return false;
+    upper_ = std::make_unique<StateStore>(abs_.width());
+    std::vector<Word> a(abs_.width());
+    model_.ForEachInitial([&](StateView state) {
+      abs_.Abstract(state, std::span<Word>(a));
+      upper_->FindOrInsert(StateView(a));
+    });
+    const std::optional<std::string> stop =
+        sandwich_->upper_bound(*upper_, limits_, &result.upper_bound_stats);
+    if (stop) {
+      result.upper_bound_note = "no upper bound: " + *stop;
+      upper_.reset();
+      return false;
+    }
+    result.upper_bound = upper_->size();
+    bool violating = false;
+    for (std::uint32_t id = 0; id < upper_->size() && !violating; ++id) {
+      violating = abs_.Violates(upper_->Get(id));
+    }
+    if (!violating && sandwich_->has_property) {
+      answered_by_upper_ = true;
+      result.verdict = Verdict::kSafe;
+      result.proof = Proof::kUpperBound;
+      result.reason = "no abstract state of the upper bound O (" + std::to_string(upper_->size()) +
+                      " states, closed under every action) violates the property";
+      return true;
+    }
+    if (violating) {
+      result.upper_bound_note = "the upper bound holds a state that violates the property";
+      return false;
+    }
+    sandwich_live_ = true;
+    lower_ = std::make_unique<SymmetricImage>(abs_.width(), sandwich_->symmetry);
+    // The search stops as soon as |Sym(U)| reaches |O| (or U leaves O): SandwichHolds decides.
+    tracker_->OnNewAbstract([this](StateView reached) {
+      if (!upper_->Find(reached)) outside_ = true;
+      lower_->Add(reached);
+      return !outside_ && lower_->size() < upper_->size();
+    });
+    return false;
+  }
+
+  // After a raise: does Sym(U) cover O? Then alpha(R) = O (DESIGN.md section 8).
+  bool SandwichHolds(RunResult& result) {
+    if (!sandwich_live_) return false;
+    result.symmetric_reached = lower_->size();
+    if (outside_) {
+      throw std::logic_error(
+          "a reached abstract state lies outside the upper bound O: O is not an upper bound");
+    }
+    if (lower_->size() != upper_->size()) return false;
+    for (std::uint32_t id = 0; id < upper_->size(); ++id) {
+      if (!lower_->Contains(upper_->Get(id))) {
+        throw std::logic_error(
+            "|Sym(U)| = |O| but O holds a state outside Sym(U): O is not closed under the thread "
+            "symmetry");
+      }
+    }
+    answered_by_upper_ = true;
+    result.verdict = Verdict::kSafe;
+    result.proof = Proof::kSandwich;
+    result.reason = "the upper bound O (" + std::to_string(upper_->size()) +
+                    " abstract states, closed under every action) equals the reached abstract "
+                    "states closed under the thread symmetry, so it is exactly alpha(R)";
     return true;
   }
 
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {
     result.bounds = explorer_->bounds();
     result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
-    if (explorer_->stopped()) {
+    if (explorer_->stopped() && result.proof != Proof::kSandwich) {
       if (tracker_->violation_record()) {
         result.verdict = Verdict::kViolation;
         result.violation_record = tracker_->violation_record();
@@ -295,6 +398,12 @@ class Druba {
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
   std::size_t new_in_naive_ = 0;
+  std::optional<SandwichSetup> sandwich_;
+  std::unique_ptr<StateStore> upper_;      // O
+  std::unique_ptr<SymmetricImage> lower_;  // Sym(U)
+  bool sandwich_live_ = false;             // O computed and free of violations: watching U
+  bool outside_ = false;                   // a state of U outside O (an internal error)
+  bool answered_by_upper_ = false;         // abstract_states() is O
 };
 
 }  // namespace druba

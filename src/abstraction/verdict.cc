@@ -16,6 +16,24 @@ std::string_view VerdictName(Verdict verdict) {
   return "unknown";
 }
 
+std::string_view ProofName(Proof proof) {
+  switch (proof) {
+    case Proof::kNone:
+      return "none";
+    case Proof::kPlateau:
+      return "plateau";
+    case Proof::kSandwich:
+      return "sandwich";
+    case Proof::kUpperBound:
+      return "upper-bound";
+    case Proof::kClosed:
+      return "closed";
+    case Proof::kExhausted:
+      return "exhausted";
+  }
+  return "none";
+}
+
 int ExitCodeFor(Verdict verdict) {
   switch (verdict) {
     case Verdict::kSafe:

@@ -13,6 +13,16 @@ enum class Verdict {
   kBounded,    // `druba test`: no violation within the given bounds
 };
 
+// Which argument answered `safe`.
+enum class Proof {
+  kNone,
+  kPlateau,     // Thm. 7: plateaus and closure under the disrespecting actions
+  kSandwich,    // O is covered by Sym(alpha(R(r,d))): alpha(R) = O
+  kUpperBound,  // no state of O violates the property
+  kClosed,      // `ai`: the reached set is closed under every action
+  kExhausted,   // `explicit`: every reachable state explored
+};
+
 namespace exit_code {
 inline constexpr int kSafe = 0;
 inline constexpr int kUsage = 1;
@@ -23,6 +33,7 @@ inline constexpr int kViolation = 10;
 }  // namespace exit_code
 
 std::string_view VerdictName(Verdict verdict);
+std::string_view ProofName(Proof proof);
 int ExitCodeFor(Verdict verdict);
 
 }  // namespace druba

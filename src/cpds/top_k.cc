@@ -1,6 +1,10 @@
 #include "cpds/top_k.h"
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace druba::cpds {
 
@@ -32,7 +36,34 @@ TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(const StateSto
     for (std::uint32_t t = 0; t < n_; ++t)
       visible.push_back(a[1 + std::size_t{t} * k_]);  // kNone == kBottom
   }
-  return ClosureOracle(*this, visible);
+  return ClosureOracle(*this, &visible);
+}
+
+TopKAbstraction::ClosureOracle TopKAbstraction::MakeStaticOracle() const {
+  return ClosureOracle(*this, nullptr);
+}
+
+ThreadSymmetry TopKAbstraction::Symmetry() const {
+  using RuleKey = std::tuple<Shared, Symbol, RuleKind, Shared, Symbol, Symbol>;
+  std::map<std::pair<std::vector<RuleKey>, Stack>, std::vector<std::uint32_t>> by_code;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    std::vector<RuleKey> rules;
+    for (const Rule& r : model_.cpds().threads[t].rules) {
+      // A push's `below` and an overwrite's `new_top` are the only operands of their kinds.
+      rules.emplace_back(r.shared, r.top, r.kind, r.new_shared,
+                         r.kind == RuleKind::kPop ? 0 : r.new_top,
+                         r.kind == RuleKind::kPush ? r.below : 0);
+    }
+    std::sort(rules.begin(), rules.end());
+    rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
+    by_code[{std::move(rules), model_.init().stacks[t]}].push_back(t);
+  }
+  ThreadSymmetry out{1, k_, {}};
+  for (auto& [code, threads] : by_code) {
+    if (threads.size() > 1) out.classes.push_back(std::move(threads));
+  }
+  std::sort(out.classes.begin(), out.classes.end());
+  return out;
 }
 
 std::string TopKAbstraction::CheckTarget(const TargetPattern& target, std::uint32_t k) {
@@ -82,6 +113,25 @@ std::string TopKAbstraction::Describe(StateView abstract) const {
 std::string TopKAbstraction::DescribeAction(std::uint32_t thread, std::uint32_t action) const {
   if (action == kStutter) return "thread " + std::to_string(thread) + " stutter";
   return "thread " + std::to_string(thread) + " rule " + model_.DescribeRule(thread, action);
+}
+
+SandwichSetup MakeSandwich(const TopKAbstraction& abs, bool joint, bool has_property) {
+  SandwichSetup setup;
+  setup.upper_bound = [&abs, joint](StateStore& set, LimitWatch* limits, UpperBoundStats* stats) {
+    // The domain is finite, so the passes end; the memory and time limits bound them first.
+    constexpr std::size_t kMaxStates = std::size_t{1} << 31;
+    if (joint) {
+      return CloseUnderAllActions(
+          set, [&](const StateStore& s) { return abs.MakeClosureOracle(s); }, limits, kMaxStates,
+          stats);
+    }
+    return CloseUnderAllActions(
+        set, [&](const StateStore&) { return abs.MakeStaticOracle(); }, limits, kMaxStates, stats);
+  };
+  setup.relation = joint ? "joint" : "static";
+  setup.symmetry = abs.Symmetry();
+  setup.has_property = has_property;
+  return setup;
 }
 
 }  // namespace druba::cpds

@@ -20,6 +20,8 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "abstraction/symmetry.h"
+#include "abstraction/upper_bound.h"
 #include "cpds/below.h"
 #include "cpds/model.h"
 #include "explore/state_store.h"
@@ -60,6 +62,13 @@ class TopKAbstraction {
   // Pop successors, with what may lie below drawn from the relations of below.h relative to
   // `reached` (their soundness argument is there).
   ClosureOracle MakeClosureOracle(const StateStore& reached) const;
+  // Pop successors drawn from the relations of below.h with every tuple visible: sound without
+  // any reached set (the static relation of a sandwich proof's upper bound).
+  ClosureOracle MakeStaticOracle() const;
+
+  // The classes of interchangeable threads: identical PDA blocks (the same rules, in any order)
+  // and identical initial stacks. Thread t's component is its K slots.
+  ThreadSymmetry Symmetry() const;
 
   // "g|t0,t1,...": each thread's visible symbols bottom to top joined by '.', '-' when empty.
   std::string Describe(StateView abstract) const;
@@ -79,8 +88,9 @@ class TopKAbstraction {
 
 class TopKAbstraction::ClosureOracle {
  public:
-  ClosureOracle(const TopKAbstraction& abs, const std::vector<Symbol>& visible)
-      : abs_(abs), below_(abs.model_.cpds(), abs.model_.init(), &visible) {}
+  // `visible`: the visible tuples of the reached set (MayLieBelow); nullptr: every tuple.
+  ClosureOracle(const TopKAbstraction& abs, const std::vector<Symbol>* visible)
+      : abs_(abs), below_(abs.model_.cpds(), abs.model_.init(), visible) {}
 
   template <class F>
   void ForEachDisrespectSuccessor(StateView abstract, F&& yield) const {
@@ -154,5 +164,11 @@ class TopKAbstraction::ClosureOracle {
   const TopKAbstraction& abs_;
   MayLieBelow below_;
 };
+
+// The sandwich proof for a top-K abstraction (DESIGN.md section 8): O computed with pops by the
+// may-lie-below relation of below.h, `joint` (relative to O itself, whose soundness argument is
+// upper_bound.h's with below.h's induction) or static (every tuple visible), and the thread
+// symmetry of identical blocks with identical initial stacks. `abs` must outlive the result.
+SandwichSetup MakeSandwich(const TopKAbstraction& abs, bool joint, bool has_property);
 
 }  // namespace druba::cpds
