@@ -88,9 +88,7 @@ inline void WriteProofJson(JsonWriter& w, const RunResult& result, const std::st
 inline std::string ProofLine(const RunResult& result, const std::string& relation) {
   if (result.upper_bound_stats.passes == 0) return "";
   char buf[256];
-  if (!result.upper_bound) {
-    return "  sandwich proof not used: " + result.upper_bound_note + "\n";
-  }
+  if (!result.upper_bound) return "  sandwich proof: " + result.upper_bound_note + "\n";
   std::snprintf(buf, sizeof buf,
                 "  upper bound O: %zu abstract states (%s relation, %zu passes, %.3f s)",
                 *result.upper_bound, relation.c_str(), result.upper_bound_stats.passes,
@@ -105,6 +103,17 @@ inline std::string ProofLine(const RunResult& result, const std::string& relatio
            std::to_string(result.symmetric_reached) + "\n";
   }
   return out;
+}
+
+// The first line of a --dump-abstract file that is not exactly alpha(R) (empty when it is): what
+// the states are, and why the run ended.
+inline std::string DumpHeader(Verdict verdict, const std::string& reason, Proof proof) {
+  if (verdict == Verdict::kSafe && proof == Proof::kUpperBound) {
+    return "# an upper bound of the reachable abstract states, not exactly them (" + reason + ")\n";
+  }
+  if (verdict == Verdict::kSafe) return "";
+  return "# incomplete: the abstract states reached before the run ended (" +
+         std::string(VerdictName(verdict)) + ": " + reason + ")\n";
 }
 
 // "rounds", "delays" (the bounds at the end) and "plateau_start" (where the abstract set last

@@ -6,6 +6,12 @@ markdown table next to the paper's Table 2 and Table 3 figures.
   perf/run_benchmarks.py --modes druba ai naive explicit [--top 2]   (all modes side by side)
   perf/run_benchmarks.py --constructed        (also Bluetooth3 2+2, 2+3 and Stefan-5, built with
                                                `druba compose` into a temporary directory)
+  perf/run_benchmarks.py --proofs [--top 1 2] [--skip] (which proof answers: the sandwich proof's
+                                               upper bound O with the joint and the static relation,
+                                               whether O is exact, the proof and bounds, and the
+                                               time with the paper's proof alone and with both;
+                                               Stefan-8 included, without the paper's proof alone,
+                                               which does not fit in memory)
 
 The main table runs each instance on one thread (successor calls per second per core) and on
 --jobs threads (default: every core), and with the default --jobs 0 (every core while measured
@@ -45,11 +51,44 @@ PAPER_NAIVE_CALLS = {
 }
 
 
-def run(druba, pds, k, mode, time_limit, jobs=1):
+def run(druba, pds, k, mode, time_limit, jobs=1, extra=()):
     out = subprocess.run([druba, "verify", str(pds), "--top", str(k), "--json", "--mode", mode,
-                          "--time-limit", time_limit, "--jobs", str(jobs)],
+                          "--time-limit", time_limit, "--jobs", str(jobs), *extra],
                          capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def proofs_table(args):
+    """Per instance and K: |O| with each relation, whether O = alpha(R), the proof that answered
+    and where, and the fastest of --repeat wall times with the paper's proof alone (before) and
+    with both proofs (after), on the default --jobs 0."""
+    print("| file | K | abstract | O joint | O static | O exact | proof | at r,d | before s "
+          "(--upper-bound off) | after s | after/before | O time s | peak MB after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    def fastest(pds, k, bound):
+        runs = [run(args.druba, pds, k, "druba", args.time_limit, 0, ("--upper-bound", bound))]
+        while len(runs) < args.repeat and runs[0]["time_s"] < 10:
+            runs.append(run(args.druba, pds, k, "druba", args.time_limit, 0,
+                            ("--upper-bound", bound)))
+        return min(runs, key=lambda r: r["time_s"])
+    for name, pds in instances(args, args.scratch):
+        for k in args.top:
+            after = fastest(pds, k, "joint")
+            static = run(args.druba, pds, k, "druba", args.time_limit, 0, ("--upper-bound", "static"))
+            before = None if name == "stefan-8" else fastest(pds, k, "off")
+            if before and before["verdict"] == "safe" and after["verdict"] == "safe" and \
+                    before["abstract_states"] != after["abstract_states"]:
+                print("%s K=%d: the two proofs disagree" % (name, k), file=sys.stderr)
+                return 1
+            exact = after["proof"] == "sandwich" or (
+                after["verdict"] == "safe" and after["abstract_states"] == after["upper_bound"])
+            print("| %s | %d | %d | %s | %s | %s | %s | %d,%d | %s | %.3f | %s | %.3f | %.0f |" % (
+                name, k, after["abstract_states"], after["upper_bound"], static["upper_bound"],
+                "yes" if exact else "no", after["proof"], after["rounds"], after["delays"],
+                "%.3f" % before["time_s"] if before else "-", after["time_s"],
+                "%.2f" % (after["time_s"] / before["time_s"]) if before and before["time_s"] > 0
+                else "-", after["upper_bound_time_s"], after["peak_rss_mb"]))
+    return 0
 
 
 # The instances the paper used but the benchmark set lacks (issue 4): Bluetooth3 with 2+2 and 2+3
@@ -122,6 +161,8 @@ def main():
                     help="threads for the parallel run of the main table (default: every core)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs per time in the main table; the fastest counts (default 3)")
+    ap.add_argument("--proofs", action="store_true",
+                    help="the table of proofs (sandwich and plateau) instead of the main table")
     ap.add_argument("--constructed", action="store_true",
                     help="also Bluetooth3 2+2 and 2+3 and Stefan-5 (built with druba compose)")
     args = ap.parse_args()
@@ -131,6 +172,8 @@ def main():
 
 
 def tables(args):
+    if args.proofs:
+        return proofs_table(args)
     if args.modes != ["druba"]:
         if "druba" not in args.modes:
             args.modes.insert(0, "druba")

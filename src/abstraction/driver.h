@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -79,11 +80,12 @@ class Druba {
     Stopwatch clock;
     RunResult result;
     const std::uint32_t n = explorer_->num_threads();
-    if (StartSandwich(result)) return Finish(result, clock);
+    if (AdvanceSandwich(result)) return Finish(result, clock);
     // One bound change; true when the run is over: a proof answered (the sandwich listener may
     // stop a step midway), or a violation or a limit stopped the search (Finish says which).
     const auto over = [&](RaiseEvent::Dim dim) {
       const bool going = Step(dim, result);
+      if (going && AdvanceSandwich(result)) return true;
       if (SandwichHolds(result)) return true;
       return !going || ClosedUnderAll(result);
     };
@@ -299,23 +301,38 @@ class Druba {
     return true;
   }
 
-  // Computes O and watches U from now on. True when O alone answers (no state of it violates the
-  // property, which was given).
-  bool StartSandwich(RunResult& result) {
-    if (mode_ != Mode::kDruba || !sandwich_) return false;
-    upper_ = std::make_unique<StateStore>(abs_.width());
-    std::vector<Word> a(abs_.width());
-    model_.ForEachInitial([&](StateView state) {
-      abs_.Abstract(state, std::span<Word>(a));
-      upper_->FindOrInsert(StateView(a));
-    });
-    const std::optional<std::string> stop =
-        sandwich_->upper_bound(*upper_, limits_, &result.upper_bound_stats);
-    if (stop) {
-      result.upper_bound_note = "no upper bound: " + *stop;
-      upper_.reset();
+  // Advances the computation of O by its share of the work (all of it when a property was
+  // given), and once O is complete starts to watch U. True when O alone answers (no state of it
+  // violates the property, which was given).
+  bool AdvanceSandwich(RunResult& result) {
+    if (mode_ != Mode::kDruba || !sandwich_ || sandwich_over_) return false;
+    if (!upper_search_) {
+      auto initial = std::make_unique<StateStore>(abs_.width());
+      std::vector<Word> a(abs_.width());
+      model_.ForEachInitial([&](StateView state) {
+        abs_.Abstract(state, std::span<Word>(a));
+        initial->FindOrInsert(StateView(a));
+      });
+      upper_search_ = sandwich_->upper_bound(std::move(initial));
+    }
+    std::uint64_t budget = std::numeric_limits<std::uint64_t>::max();
+    if (!sandwich_->has_property) {
+      const double allowed =
+          static_cast<double>(sandwich_->head_start) +
+          sandwich_->share * static_cast<double>(explorer_->stats().image_calls) -
+          static_cast<double>(upper_search_->stats().successors);
+      if (allowed < 1) return false;
+      budget = static_cast<std::uint64_t>(allowed);
+    }
+    const auto status = upper_search_->Advance(budget, limits_);
+    result.upper_bound_stats = upper_search_->stats();
+    if (status == UpperBoundSearch::Status::kRunning) return false;
+    sandwich_over_ = true;
+    if (status == UpperBoundSearch::Status::kStopped) {
+      result.upper_bound_note = "no upper bound: " + upper_search_->stop_reason();
       return false;
     }
+    upper_ = &upper_search_->set();
     result.upper_bound = upper_->size();
     bool violating = false;
     for (std::uint32_t id = 0; id < upper_->size() && !violating; ++id) {
@@ -335,12 +352,16 @@ class Druba {
     }
     sandwich_live_ = true;
     lower_ = std::make_unique<SymmetricImage>(abs_.width(), sandwich_->symmetry);
-    // The search stops as soon as |Sym(U)| reaches |O| (or U leaves O): SandwichHolds decides.
-    tracker_->OnNewAbstract([this](StateView reached) {
+    const auto watch = [this](StateView reached) {
       if (!upper_->Find(reached)) outside_ = true;
       lower_->Add(reached);
       return !outside_ && lower_->size() < upper_->size();
-    });
+    };
+    const StateStore& reached = tracker_->set();
+    for (std::uint32_t id = 0; id < reached.size(); ++id) watch(reached.Get(id));
+    // From now on the search stops as soon as |Sym(U)| reaches |O| (or U leaves O):
+    // SandwichHolds decides.
+    tracker_->OnNewAbstract(watch);
     return false;
   }
 
@@ -372,6 +393,11 @@ class Druba {
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {
     result.bounds = explorer_->bounds();
     result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
+    if (upper_search_ && !sandwich_over_) {
+      result.upper_bound_note = "O was not complete when the run ended (it takes at most " +
+                                std::to_string(static_cast<int>(sandwich_->share * 100)) +
+                                "% of the exploration's successor calls)";
+    }
     if (explorer_->stopped() && result.proof != Proof::kSandwich) {
       if (tracker_->violation_record()) {
         result.verdict = Verdict::kViolation;
@@ -399,9 +425,11 @@ class Druba {
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
   std::size_t new_in_naive_ = 0;
   std::optional<SandwichSetup> sandwich_;
-  std::unique_ptr<StateStore> upper_;      // O
+  std::unique_ptr<UpperBoundSearch> upper_search_;
+  const StateStore* upper_ = nullptr;      // O, once complete
   std::unique_ptr<SymmetricImage> lower_;  // Sym(U)
-  bool sandwich_live_ = false;             // O computed and free of violations: watching U
+  bool sandwich_over_ = false;             // O complete, or given up
+  bool sandwich_live_ = false;             // O complete and free of violations: watching U
   bool outside_ = false;                   // a state of U outside O (an internal error)
   bool answered_by_upper_ = false;         // abstract_states() is O
 };

@@ -18,15 +18,21 @@
 // alpha(R(r,d)) for every r and d.
 //
 // Kleene iteration: each pass makes the oracle from the set as it stands and expands every state
-// with it; the states a pass adds are expanded in the same pass. A pass that adds nothing expanded
-// every state of an unchanged S with oracle(S), so S is closed: that S is the result. Passes only
-// add states, and the domain is finite, so the loop ends (or a limit stops it first, and then the
-// set is not an upper bound and must not be used).
+// with it; the states a pass adds are expanded in the same pass. At the end of a pass S is closed
+// under the oracle the pass used. If S did not grow, that oracle was oracle(S); if the abstraction
+// can tell that the oracle made from the grown S enumerates nothing the pass's oracle did not
+// (`SameAs`: for CPDS, the same may-lie-below relation), S is closed under oracle(S) too. Either
+// way S is the result. Passes only add states and the domain is finite, so the loop ends (or a
+// limit stops it first; the set is then not an upper bound and must not be used).
+//
+// The search is resumable: the driver gives it a budget of work at a time (Advance), so that O
+// costs a bounded share of a run whose exploration would answer sooner anyway.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,61 +49,132 @@ struct UpperBoundStats {
   double time_s = 0;
 };
 
-// Closes `set`, which holds the abstraction of the initial states, as above. Returns nullopt when
-// `set` is O; otherwise why the computation stopped (a limit, more than `max_states` states, an
-// undecided solver query), and `set` is then incomplete.
-template <class MakeOracle>
-std::optional<std::string> CloseUnderAllActions(StateStore& set, MakeOracle&& make_oracle,
-                                                LimitWatch* limits, std::size_t max_states,
-                                                UpperBoundStats* stats) {
-  const Stopwatch clock;
-  const std::size_t width = set.width();
-  std::vector<Word> from(width);
-  std::vector<Word> found;  // a state's successors, stored after the oracle returns
-  std::optional<std::string> stop;
-  for (;;) {
-    ++stats->passes;
-    const std::size_t before = set.size();
-    const auto oracle = make_oracle(static_cast<const StateStore&>(set));
-    for (std::uint32_t id = 0; id < set.size() && !stop; ++id) {
-      const StateView state = set.Get(id);
-      from.assign(state.begin(), state.end());
-      found.clear();
-      oracle.ForEachAbstractSuccessor(
-          StateView(from), [&](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView to) {
-            found.insert(found.end(), to.begin(), to.end());
-          });
-      stats->successors += found.size() / width;
-      for (std::size_t at = 0; at < found.size(); at += width) {
-        set.FindOrInsert(StateView(found.data() + at, width));
-      }
-      if constexpr (requires { oracle.undecided(); }) {
-        if (!oracle.undecided().empty())
-          stop = "a solver query was undecided: " + oracle.undecided();
-      }
-      if (set.size() > max_states) {
-        stop = "it has more than " + std::to_string(max_states) + " abstract states";
-      } else if (limits != nullptr) {
-        stop = limits->Poll();
-      }
-    }
-    if (!stop && set.size() == before) break;
-    if (stop) break;
-  }
-  stats->time_s = clock.Seconds();
-  return stop;
-}
+class UpperBoundSearch {
+ public:
+  enum class Status { kRunning, kDone, kStopped };
+  virtual ~UpperBoundSearch() = default;
+  // Goes on until about `budget` abstract successors more were enumerated, O is complete (kDone),
+  // or a limit or an undecided query stopped it (kStopped; stop_reason says why).
+  virtual Status Advance(std::uint64_t budget, LimitWatch* limits) = 0;
+  // O once Advance returned kDone; before that, an incomplete set.
+  virtual const StateStore& set() const = 0;
+  virtual const std::string& stop_reason() const = 0;
+  virtual const UpperBoundStats& stats() const = 0;
+};
 
 // What the sandwich proof needs from the model kind (DESIGN.md section 8).
 struct SandwichSetup {
-  // Closes a set holding alpha of the initial states into O (CloseUnderAllActions); nullopt when
-  // it did, otherwise why not.
-  std::function<std::optional<std::string>(StateStore&, LimitWatch*, UpperBoundStats*)> upper_bound;
+  // Starts the computation of O from a set holding alpha of the initial states.
+  std::function<std::unique_ptr<UpperBoundSearch>(std::unique_ptr<StateStore> initial)> upper_bound;
   std::string relation;  // how O resolves what the abstraction hides, for the report
   ThreadSymmetry symmetry;
-  // A property was given: when no state of O violates it, the verdict is `safe` before any
-  // exploration. (Without one, `verify` computes alpha(R), and only the sandwich answers.)
+  // A property was given: O is computed in full before any exploration, and when no state of it
+  // violates the property the verdict is `safe` at once. (Without one, `verify` computes
+  // alpha(R), and O is computed alongside the exploration: see share.)
   bool has_property = false;
+  // Without a property, O may take this share of the exploration's successor calls so far (plus
+  // `head_start` abstract successors), so that it never slows a run by much more than the share.
+  double share = 1.0 / 8;
+  std::uint64_t head_start = 4096;
 };
+
+// Kleene iteration over `make_oracle(set)`, as above.
+template <class MakeOracle>
+class KleeneUpperBound final : public UpperBoundSearch {
+ public:
+  using Oracle = decltype(std::declval<MakeOracle&>()(std::declval<const StateStore&>()));
+
+  KleeneUpperBound(std::unique_ptr<StateStore> initial, MakeOracle make_oracle,
+                   std::size_t max_states)
+      : set_(std::move(initial)),
+        make_oracle_(std::move(make_oracle)),
+        max_states_(max_states),
+        from_(set_->width()) {}
+
+  Status Advance(std::uint64_t budget, LimitWatch* limits) override {
+    if (status_ != Status::kRunning) return status_;
+    const Stopwatch clock;
+    const std::size_t width = set_->width();
+    const std::uint64_t until = stats_.successors + budget;
+    while (status_ == Status::kRunning && stats_.successors < until) {
+      if (!oracle_) {
+        ++stats_.passes;
+        pass_start_size_ = set_->size();
+        cursor_ = 0;
+        oracle_.emplace(make_oracle_(static_cast<const StateStore&>(*set_)));
+      }
+      if (cursor_ == set_->size()) {
+        EndPass();
+        continue;
+      }
+      const StateView state = set_->Get(cursor_++);
+      from_.assign(state.begin(), state.end());
+      found_.clear();
+      oracle_->ForEachAbstractSuccessor(
+          StateView(from_), [&](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView to) {
+            found_.insert(found_.end(), to.begin(), to.end());
+          });
+      stats_.successors += 1 + found_.size() / width;
+      for (std::size_t at = 0; at < found_.size(); at += width) {
+        set_->FindOrInsert(StateView(found_.data() + at, width));
+      }
+      if constexpr (requires { oracle_->undecided(); }) {
+        if (!oracle_->undecided().empty())
+          Stop("a solver query was undecided: " + oracle_->undecided());
+      }
+      if (set_->size() > max_states_) {
+        Stop("it has more than " + std::to_string(max_states_) + " abstract states");
+      } else if (limits != nullptr) {
+        if (auto reason = limits->Poll()) Stop(*reason);
+      }
+    }
+    stats_.time_s += clock.Seconds();
+    return status_;
+  }
+
+  const StateStore& set() const override { return *set_; }
+  const std::string& stop_reason() const override { return stop_reason_; }
+  const UpperBoundStats& stats() const override { return stats_; }
+
+ private:
+  void EndPass() {
+    if (set_->size() == pass_start_size_) {
+      status_ = Status::kDone;
+      return;
+    }
+    if constexpr (requires(const Oracle& a, const Oracle& b) { a.SameAs(b); }) {
+      Oracle next = make_oracle_(static_cast<const StateStore&>(*set_));
+      if (next.SameAs(*oracle_)) {
+        status_ = Status::kDone;
+        return;
+      }
+    }
+    oracle_.reset();
+  }
+  void Stop(std::string reason) {
+    status_ = Status::kStopped;
+    stop_reason_ = std::move(reason);
+  }
+
+  std::unique_ptr<StateStore> set_;
+  MakeOracle make_oracle_;
+  std::size_t max_states_;
+  std::optional<Oracle> oracle_;  // the current pass's
+  std::size_t pass_start_size_ = 0;
+  std::uint32_t cursor_ = 0;
+  std::vector<Word> from_;
+  std::vector<Word> found_;  // a state's successors, stored after the oracle returns
+  Status status_ = Status::kRunning;
+  std::string stop_reason_;
+  UpperBoundStats stats_;
+};
+
+template <class MakeOracle>
+std::unique_ptr<UpperBoundSearch> MakeKleeneUpperBound(std::unique_ptr<StateStore> initial,
+                                                       MakeOracle make_oracle,
+                                                       std::size_t max_states) {
+  return std::make_unique<KleeneUpperBound<MakeOracle>>(std::move(initial), std::move(make_oracle),
+                                                        max_states);
+}
 
 }  // namespace druba

@@ -60,6 +60,10 @@ class MayLieBelow {
   const std::vector<Symbol>& BelowTop(std::uint32_t thread, Shared shared, Symbol top) const;
   const std::vector<Symbol>& BelowDeep(std::uint32_t thread, Symbol symbol) const;
 
+  bool operator==(const MayLieBelow& other) const {
+    return top_ == other.top_ && deep_ == other.deep_;
+  }
+
  private:
   static std::uint64_t Key(std::uint32_t a, std::uint32_t b) {
     return static_cast<std::uint64_t>(a) << 32 | b;

@@ -117,16 +117,17 @@ std::string TopKAbstraction::DescribeAction(std::uint32_t thread, std::uint32_t 
 
 SandwichSetup MakeSandwich(const TopKAbstraction& abs, bool joint, bool has_property) {
   SandwichSetup setup;
-  setup.upper_bound = [&abs, joint](StateStore& set, LimitWatch* limits, UpperBoundStats* stats) {
-    // The domain is finite, so the passes end; the memory and time limits bound them first.
-    constexpr std::size_t kMaxStates = std::size_t{1} << 31;
+  // The domain is finite, so the passes end; the memory and time limits bound them first.
+  constexpr std::size_t kMaxStates = std::size_t{1} << 31;
+  setup.upper_bound = [&abs, joint](std::unique_ptr<StateStore> initial) {
     if (joint) {
-      return CloseUnderAllActions(
-          set, [&](const StateStore& s) { return abs.MakeClosureOracle(s); }, limits, kMaxStates,
-          stats);
+      return MakeKleeneUpperBound(
+          std::move(initial), [&abs](const StateStore& s) { return abs.MakeClosureOracle(s); },
+          kMaxStates);
     }
-    return CloseUnderAllActions(
-        set, [&](const StateStore&) { return abs.MakeStaticOracle(); }, limits, kMaxStates, stats);
+    return MakeKleeneUpperBound(
+        std::move(initial), [&abs](const StateStore&) { return abs.MakeStaticOracle(); },
+        kMaxStates);
   };
   setup.relation = joint ? "joint" : "static";
   setup.symmetry = abs.Symmetry();

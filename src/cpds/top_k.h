@@ -159,6 +159,8 @@ class TopKAbstraction::ClosureOracle {
   }
 
   const MayLieBelow& below() const { return below_; }
+  // Whether `other` enumerates the same successors (the same relation; upper_bound.h).
+  bool SameAs(const ClosureOracle& other) const { return below_ == other.below_; }
 
  private:
   const TopKAbstraction& abs_;
