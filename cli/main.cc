@@ -27,9 +27,15 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
       ->required();
   app->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
   auto* spec = app->add_option("--spec", o.spec, "a .spec file naming a target visible state");
+  // An empty value (an unset shell variable) would turn a property check into a proof.
+  const CLI::Validator not_empty(
+      [](const std::string& value) { return value.empty() ? std::string("it is empty") : ""; }, "",
+      "not empty");
+  spec->check(not_empty);
   app->add_option("--target", o.target,
                   "a target visible state 'g|t0,t1,...' ('-' empty stack, '*' anything)")
-      ->excludes(spec);
+      ->excludes(spec)
+      ->check(not_empty);
   app->add_flag("--json", o.json, "print one JSON object on stdout");
   app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
@@ -139,12 +145,27 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : druba::exit_code::kUsage;
   }
   options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
+  // SIGINT, SIGTERM (timeout, schedulers, CI) and SIGHUP end a run cleanly: `unknown`, the
+  // statistics and a valid report, exit 5.
   std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  std::signal(SIGHUP, OnInterrupt);
   if (isatty(STDERR_FILENO) != 0) options.progress = true;
   try {
-    if (compose->parsed()) return druba::cli::RunCompose(compose_options);
-    if (options.model.ends_with(".drb")) return druba::cli::RunDrb(options, &g_interrupted);
-    return druba::cli::RunCpds(options, &g_interrupted);
+    int code = 0;
+    if (compose->parsed()) {
+      code = druba::cli::RunCompose(compose_options);
+    } else if (options.model.ends_with(".drb")) {
+      code = druba::cli::RunDrb(options, &g_interrupted);
+    } else {
+      code = druba::cli::RunCpds(options, &g_interrupted);
+    }
+    std::cout.flush();
+    if (!std::cout) {  // e.g. a full disk: the verdict was not delivered
+      std::cerr << "druba: cannot write the report to standard output\n";
+      return druba::exit_code::kOutput;
+    }
+    return code;
   } catch (const druba::InputError& e) {
     std::cerr << e.what() << "\n";
     return druba::exit_code::kInput;

@@ -27,6 +27,7 @@ namespace exit_code {
 inline constexpr int kSafe = 0;
 inline constexpr int kUsage = 1;
 inline constexpr int kInput = 2;
+inline constexpr int kOutput = 3;  // the report could not be written (standard output failed)
 inline constexpr int kUnknown = 5;
 inline constexpr int kInternal = 6;
 inline constexpr int kViolation = 10;

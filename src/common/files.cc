@@ -1,21 +1,97 @@
 #include "common/files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <vector>
 
 #include "common/diagnostics.h"
 
 namespace druba {
+namespace {
+
+[[noreturn]] void Fail(const std::string& path, const std::string& what) {
+  throw InputError({path, 0, 0}, "cannot write the file: " + what);
+}
+
+// Writes all of `text` to `fd`; false on an error (errno says which).
+bool WriteAll(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A device, a FIFO or another special file: written in place, never replaced.
+void WriteInPlace(const std::string& shown, const std::string& path, const std::string& text) {
+  // Non-blocking open: a FIFO without a reader is an error (ENXIO), not a hang.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    Fail(shown, errno == ENXIO ? std::string("a FIFO with no reader") : std::strerror(errno));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const bool ok = WriteAll(fd, text);
+  const int saved = errno;
+  if (::close(fd) != 0 && ok) Fail(shown, std::strerror(errno));
+  if (!ok) Fail(shown, std::strerror(saved));
+}
+
+}  // namespace
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text).flush()) throw InputError({path, 0, 0}, "cannot write the file");
-  }
+  namespace fs = std::filesystem;
   std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) throw InputError({path, 0, 0}, "cannot write the file: " + error.message());
+  // A symbolic link is followed: its target is what gets written.
+  fs::path target = fs::weakly_canonical(fs::path(path), error);
+  if (error) target = path;
+  const fs::file_status status = fs::status(target, error);
+  if (fs::exists(status)) {
+    if (fs::is_directory(status)) Fail(path, "it is a directory");
+    if (!fs::is_regular_file(status)) {
+      WriteInPlace(path, target.string(), text);
+      return;
+    }
+  }
+  // A regular file (or none yet): a unique temporary file beside it, renamed over it.
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string name = (dir / ("." + target.filename().string() + ".druba-XXXXXX")).string();
+  std::vector<char> temp(name.begin(), name.end());
+  temp.push_back('\0');
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) Fail(path, std::strerror(errno));
+  const std::string temp_path(temp.data());
+  // mkstemp makes the file 0600: give it the existing file's mode, or what a new file would get.
+  mode_t mode = 0666;
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode &= ~mask;
+  }
+  const bool ok = WriteAll(fd, text) && ::fchmod(fd, mode) == 0;
+  const int saved = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!ok || !closed) {
+    ::unlink(temp_path.c_str());
+    Fail(path, std::strerror(ok ? errno : saved));
+  }
+  if (::rename(temp_path.c_str(), target.c_str()) != 0) {
+    const int rename_error = errno;
+    ::unlink(temp_path.c_str());
+    Fail(path, std::strerror(rename_error));
+  }
 }
 
 }  // namespace druba
