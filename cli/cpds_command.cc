@@ -378,8 +378,10 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   const ThreadSymmetry symmetry = abs.Symmetry();
   if (options.command == "verify" && options.upper_bound != "off") {
-    run.UseSandwich(
-        cpds::MakeSandwich(abs, options.upper_bound == "joint", loaded.target.has_value()));
+    SandwichSetup setup =
+        cpds::MakeSandwich(abs, options.upper_bound == "joint", loaded.target.has_value());
+    setup.share = options.upper_bound_share;
+    run.UseSandwich(std::move(setup));
   }
   if (options.progress) InstallProgress(limits, run);
   RunResult result;

@@ -116,7 +116,7 @@ struct OneRun {
 // view lies in the set", holds of a set closed under every action by upper_bound.h's induction).
 // No thread symmetry: the abstraction is thread 0's view, not one component per thread, so the
 // proof holds when U reaches O. Each abstract successor is a solver query, far dearer than a
-// concrete successor call, so O gets a smaller share of the exploration's work.
+// concrete successor call, so O gets an eighth of the share a CPDS gets.
 SandwichSetup DrbSandwich(const PredicateAbstraction& abs) {
   SandwichSetup setup;
   setup.upper_bound = [&abs](std::unique_ptr<StateStore> initial) {
@@ -125,7 +125,6 @@ SandwichSetup DrbSandwich(const PredicateAbstraction& abs) {
         std::size_t{1} << 24);
   };
   setup.relation = "all-SAT";
-  setup.share = 1.0 / 64;
   setup.head_start = 256;
   return setup;
 }
@@ -143,7 +142,9 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.command == "verify" && fixed_count && options.upper_bound != "off") {
-    run.UseSandwich(DrbSandwich(abs));
+    SandwichSetup setup = DrbSandwich(abs);
+    setup.share = options.upper_bound_share / 8;  // each abstract successor is a solver query
+    run.UseSandwich(std::move(setup));
   }
   if (options.progress) InstallProgress(limits, run, "threads=" + std::to_string(n) + " ");
   if (options.command == "test") {

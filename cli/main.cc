@@ -97,6 +97,12 @@ int main(int argc, char** argv) {
                    "(a relation that ignores which states are reached), off (the paper's proof "
                    "alone)")
       ->check(CLI::IsMember({"joint", "static", "off"}));
+  verify
+      ->add_option("--upper-bound-share", options.upper_bound_share,
+                   "without a target, O is computed alongside the exploration with at most this "
+                   "share of its successor calls, so that it never slows a run the plateau proof "
+                   "answers by much more (default 0.125; a large number computes O first)")
+      ->check(CLI::PositiveNumber);
   verify->add_option("--max-value", options.max_value,
                      ".drb, explicit: a variable beyond +-this ends the search with 'unknown' "
                      "(default 100)");

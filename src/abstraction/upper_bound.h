@@ -75,7 +75,7 @@ struct SandwichSetup {
   // Without a property, O may take this share of the exploration's successor calls so far (plus
   // `head_start` abstract successors), so that it never slows a run by much more than the share.
   double share = 1.0 / 8;
-  std::uint64_t head_start = 4096;
+  std::uint64_t head_start = 1024;
 };
 
 // Kleene iteration over `make_oracle(set)`, as above.
