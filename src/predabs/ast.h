@@ -66,6 +66,9 @@ struct Expr {
   Int value;
   std::vector<std::unique_ptr<Expr>> args;
   SourceLocation where;
+  // The height of the tree below: the parser bounds it, so that every recursion over an
+  // expression (evaluator, encoder) is bounded whatever the input.
+  std::uint32_t height = 1;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

@@ -380,6 +380,7 @@ class Parser {
   }
 
   Op ParseOp() {
+    const Nest nest(*this);
     const Token& t = Cur();
     Op op;
     op.where = Where(t);
@@ -562,6 +563,35 @@ class Parser {
     return e;
   }
 
+  // Input decides how deep the parser recurses (parentheses, runs of '!' or '-', nested
+  // statements) and how tall an expression grows (a sum of many terms); both are bounded, with an
+  // error at the place, so that no input can overflow the stack here or in the evaluator and
+  // encoder.
+  static constexpr std::uint32_t kMaxNesting = 256;
+  static constexpr std::uint32_t kMaxHeight = 1000;
+  class Nest {
+   public:
+    explicit Nest(Parser& parser) : parser_(parser) {
+      if (++parser_.nesting_ > kMaxNesting) {
+        parser_.Fail(parser_.Cur(),
+                     "nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+      }
+    }
+    ~Nest() { --parser_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+  void Measure(Expr& e, const Token& at) const {
+    for (const ExprPtr& arg : e.args) e.height = std::max(e.height, arg->height + 1);
+    if (e.height > kMaxHeight) {
+      Fail(at, "expression nested too deeply (more than " + std::to_string(kMaxHeight) +
+                   " operators deep; split it with a local variable)");
+    }
+  }
+
   ExprPtr Binary(Expr::Op op, ExprPtr a, ExprPtr b, const Token& at) {
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Kind::kBinary;
@@ -592,10 +622,12 @@ class Parser {
     }
     e->args.push_back(std::move(a));
     e->args.push_back(std::move(b));
+    Measure(*e, at);
     return e;
   }
 
   ExprPtr ParseExpr() {  // a => b (right associative), lowest
+    const Nest nest(*this);
     ExprPtr lhs = ParseOr();
     if (Peek("=>")) {
       const Token& at = tokens_[pos_++];
@@ -621,6 +653,7 @@ class Parser {
   }
   ExprPtr ParseNot() {
     if (Peek("!")) {
+      const Nest nest(*this);
       const Token& at = tokens_[pos_++];
       ExprPtr inner = ParseNot();
       if (inner->sort != Sort::kBool) Fail(at, "'!' needs a Boolean operand");
@@ -630,6 +663,7 @@ class Parser {
       e->sort = Sort::kBool;
       e->where = Where(at);
       e->args.push_back(std::move(inner));
+      Measure(*e, at);
       return e;
     }
     if (Peek("forall") || Peek("exists")) return ParseQuantifier();
@@ -693,6 +727,7 @@ class Parser {
   }
   ExprPtr ParseUnary() {
     if (Peek("-")) {
+      const Nest nest(*this);
       const Token& at = tokens_[pos_++];
       ExprPtr inner = ParseUnary();
       if (inner->sort != Sort::kInt) Fail(at, "'-' needs an integer operand");
@@ -705,6 +740,7 @@ class Parser {
       e->op = Expr::Op::kNeg;
       e->where = Where(at);
       e->args.push_back(std::move(inner));
+      Measure(*e, at);
       return e;
     }
     return ParsePrimary();
@@ -720,6 +756,7 @@ class Parser {
     Expect(":");
     e->args.push_back(ParseBoolExpr());
     bound_.pop_back();
+    Measure(*e, kw);
     return e;
   }
   void ParseBinder(Expr& e) {
@@ -782,6 +819,7 @@ class Parser {
       e->args.push_back(ParseBoolExpr());
       Expect(")");
       bound_.pop_back();
+      Measure(*e, t);
       return e;
     }
     if (t.kind != Token::Kind::kIdent || IsKeyword(t.text)) {
@@ -855,6 +893,7 @@ class Parser {
   std::string file_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  std::uint32_t nesting_ = 0;  // Nest
   Program program_;
   absl::flat_hash_map<std::string, std::uint32_t> labels_;
   std::vector<absl::flat_hash_map<std::string, std::uint32_t>> template_labels_;
