@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <atomic>
 
+#include <cmath>
 #include <csignal>
 #include <exception>
 #include <iostream>
@@ -53,10 +54,23 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
                 "terminal)");
   app->add_option("--dump-abstract", o.dump_abstract,
                   "write the reached abstract states, one per line, sorted");
-  app->add_option("--time-limit", o.time_limit_s, "stop with 'unknown' after SEC seconds")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--memory-limit", o.memory_limit_mb, "stop with 'unknown' above MB resident")
-      ->check(CLI::NonNegativeNumber);
+  // NaN passes a plain >= 0 check; a finite, non-negative number is wanted.
+  const CLI::Validator limit(
+      [](const std::string& value) {
+        try {
+          const double v = std::stod(value);
+          return std::isfinite(v) && v >= 0 ? std::string() : "expects a finite number >= 0";
+        } catch (const std::exception&) {
+          return std::string("expects a number");
+        }
+      },
+      "", "limit");
+  app->add_option("--time-limit", o.time_limit_s,
+                  "stop with 'unknown' after SEC seconds (0, the default: no limit)")
+      ->check(limit);
+  app->add_option("--memory-limit", o.memory_limit_mb,
+                  "stop with 'unknown' above MB resident (0, the default: no limit)")
+      ->check(limit);
   app->add_option("--jobs", o.jobs,
                   "threads that expand each frontier (default 0: one per core, used while "
                   "measured faster than one); the verdict, the reached states and the trace do "

@@ -2,6 +2,7 @@
 // and column; tolerated oddities (a symbol outside a block's declared range) become warnings.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,7 +17,11 @@ InitialState ParseInit(std::string_view text, const std::string& file, const Cpd
 // otherwise the top symbols bottom to top joined by `.`.
 TargetPattern ParseTarget(std::string_view text, const std::string& file, const Cpds& cpds);
 
-// Reads a whole file; InputError if it cannot be opened.
+// The most a model, init, spec or trace file may hold.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
+
+// The whole file; InputError for a directory, a file it cannot read, or one larger than
+// kMaxInputBytes (an endless one such as a device included).
 std::string ReadFile(const std::string& path);
 
 }  // namespace druba::cpds
