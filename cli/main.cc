@@ -171,6 +171,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnInterrupt);
   std::signal(SIGHUP, OnInterrupt);
   if (isatty(STDERR_FILENO) != 0) options.progress = true;
+  if (!compose->parsed() && options.model.ends_with(".drb") && !options.init.empty()) {
+    std::cerr << "--init: a .drb program declares its own initial state; --init is for CPDS "
+                 "models\n";
+    return druba::exit_code::kUsage;
+  }
   try {
     int code = 0;
     if (compose->parsed()) {

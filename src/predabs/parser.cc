@@ -994,7 +994,18 @@ std::string ExprToString(const Program& program, const Expr& e) {
 }
 
 Program ParseProgram(std::string_view text, const std::string& file) {
-  return Parser(text, file).Run();
+  // Lines may end in LF, CRLF or a bare CR: each becomes one LF (a bare CR would otherwise leave
+  // a `#` comment running to the end of the file).
+  std::string lines;
+  lines.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      lines += text[i];
+    } else if (i + 1 == text.size() || text[i + 1] != '\n') {
+      lines += '\n';
+    }
+  }
+  return Parser(lines, file).Run();
 }
 
 }  // namespace druba::predabs
