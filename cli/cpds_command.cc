@@ -408,10 +408,11 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   if (result.violation_record) {
     report.trace = run.Trace(*result.violation_record);
   }
-  if (!options.dump_abstract.empty())
+  if (!options.dump_abstract.empty()) {
     WriteFileAtomically(
         options.dump_abstract,
         DumpHeader(result.verdict, result.reason, result.proof) + DumpAbstract(run, abs));
+  }
   if (!options.trace_out.empty() && !report.trace.empty()) {
     WriteFileAtomically(options.trace_out, report.TraceFile());
   }
