@@ -13,6 +13,7 @@
 #include "cpds/top_k.h"
 #include "explore/trace.h"
 #include "support/reference.h"
+#include "support/sweep.h"
 
 namespace druba {
 namespace {
@@ -107,7 +108,7 @@ void ExpectTraceReplays(const cpds::Cpds& c, const CpdsModel& model,
 TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
   std::mt19937 rng(99);
   int safe = 0, unknown = 0, violation = 0, exact_checks = 0, bounded_checks = 0;
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < testing::Sweep(400); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
     const std::uint32_t k = 1 + static_cast<std::uint32_t>(i % 3 == 0);
@@ -161,10 +162,10 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
     }
   }
   // The test must exercise all three verdicts and the exact comparison.
-  EXPECT_GT(safe, 100);
-  EXPECT_GT(violation, 20);
-  EXPECT_GT(exact_checks, 50);
-  EXPECT_GT(bounded_checks, 5);
+  EXPECT_GT(safe, testing::AtLeast(100));
+  EXPECT_GT(violation, testing::AtLeast(20));
+  EXPECT_GT(exact_checks, testing::AtLeast(50));
+  EXPECT_GT(bounded_checks, testing::AtLeast(5));
   std::cout << "safe " << safe << " (exact " << exact_checks << ", bounded " << bounded_checks
             << "), unknown " << unknown << ", violation " << violation << "\n";
   RecordProperty("safe", safe);
@@ -176,7 +177,7 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
 TEST(DriverTest, ModesAgreeOnRandomPrograms) {
   std::mt19937 rng(4242);
   int differing_work = 0;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < testing::Sweep(300); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
     std::optional<cpds::TargetPattern> target;
@@ -206,7 +207,7 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
     }
     differing_work += calls[0] != calls[2];
   }
-  EXPECT_GT(differing_work, 100);  // naive really recomputes
+  EXPECT_GT(differing_work, testing::AtLeast(100));  // naive really recomputes
 }
 
 // Explicit search under free scheduling against DrUBA: where explicit finishes, a `safe` from
@@ -214,7 +215,7 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
 TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
   std::mt19937 rng(31337);
   int compared = 0;
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < testing::Sweep(1000); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 4, i % 2 == 0});
     std::optional<cpds::TargetPattern> target;
@@ -254,7 +255,7 @@ TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
       }
     }
   }
-  EXPECT_GT(compared, 500);
+  EXPECT_GT(compared, testing::AtLeast(500));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "cpds/reader.h"
 #include "explore/explorer.h"
 #include "support/reference.h"
+#include "support/sweep.h"
 
 namespace druba {
 namespace {
@@ -123,7 +124,7 @@ void CheckIncrementalAgainstDef1(std::mt19937& rng, const testing::RandomCpdsOpt
 
 TEST(ExplorerTest, IncrementalEqualsDef1OnRandomProgramsWithRecursion) {
   std::mt19937 rng(20261121);
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < testing::Sweep(600); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     CheckIncrementalAgainstDef1(rng, {4, 3, 3, 4, true});
     if (HasFatalFailure()) return;
@@ -132,7 +133,7 @@ TEST(ExplorerTest, IncrementalEqualsDef1OnRandomProgramsWithRecursion) {
 
 TEST(ExplorerTest, IncrementalEqualsDef1OnRandomProgramsWithoutRecursion) {
   std::mt19937 rng(7);
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < testing::Sweep(600); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     CheckIncrementalAgainstDef1(rng, {4, 3, 3, 5, false});
     if (HasFatalFailure()) return;
@@ -246,7 +247,7 @@ void CheckParallelAgainstOneThread(std::mt19937& rng, const testing::RandomCpdsO
 
 TEST(ExplorerTest, ParallelExpansionEqualsOneThreadOnRandomPrograms) {
   std::mt19937 rng(4242);
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < testing::Sweep(150); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     // Every fifth program: blocks switch between one worker and all (--jobs 0).
     CheckParallelAgainstOneThread(rng, {4, 3, 3, 4, i % 2 == 0}, 2 + i % 3, i % 5 == 4);
@@ -259,7 +260,7 @@ TEST(ExplorerTest, ParallelExpansionEqualsOneThreadOnRandomPrograms) {
 // exactly the recorded counters, and it is as long as the path by parent links.
 TEST(ExplorerTest, PathsFoundBackwardsAreValidSchedules) {
   std::mt19937 rng(31337);
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < testing::Sweep(150); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     RandomSearch search(rng, {4, 3, 3, 4, i % 2 == 0});
     auto& ex = search.ex;

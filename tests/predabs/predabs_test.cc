@@ -20,6 +20,7 @@
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
 #include "predabs/solver.h"
+#include "support/sweep.h"
 
 namespace druba::predabs {
 namespace {
@@ -177,7 +178,7 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
   std::size_t compared = 0;
   std::size_t enabled = 0;
   std::size_t failures = 0;  // steps into the error location (assertions, division by zero)
-  for (int round = 0; round < 120; ++round) {
+  for (int round = 0; round < testing::Sweep(120); ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
     IntModel model(program, n);
@@ -235,9 +236,9 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
   }
   std::fprintf(stderr, "Encoder: %zu steps compared, %zu enabled, %zu into the error location\n",
                compared, enabled, failures);
-  EXPECT_GT(compared, 500U);
-  EXPECT_GT(enabled, 250U);
-  EXPECT_GT(failures, 40U);
+  EXPECT_GT(compared, testing::AtLeastU(500));
+  EXPECT_GT(enabled, testing::AtLeastU(250));
+  EXPECT_GT(failures, testing::AtLeastU(40));
 }
 
 // All states of a 2-thread program with values in {0, 1, 2} and locations in range.
@@ -278,7 +279,7 @@ TEST(PredabsTest, RespectAgreesWithBruteForceOverSmallValues) {
   Generator gen(23);
   std::size_t respects = 0;
   std::size_t brute_disrespects = 0;
-  for (int round = 0; round < 80; ++round) {
+  for (int round = 0; round < testing::Sweep(80); ++round) {
     const Program program = ParseProgram(gen.Program(2, 3, false, 2, round % 2 == 0), "r.drb");
     IntModel model(program, 2);
     const PredicateAbstraction abs(model, program.abstractions[0], 5000);
@@ -320,15 +321,15 @@ TEST(PredabsTest, RespectAgreesWithBruteForceOverSmallValues) {
                "Respect: %zu solver-respecting actions confirmed, %zu brute-force "
                "disrespects matched\n",
                respects, brute_disrespects);
-  EXPECT_GT(respects, 40U);
-  EXPECT_GT(brute_disrespects, 40U);
+  EXPECT_GT(respects, testing::AtLeastU(40));
+  EXPECT_GT(brute_disrespects, testing::AtLeastU(40));
 }
 
 TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
   Generator gen(5);
   std::size_t safe = 0;
   std::size_t violations = 0;
-  for (int round = 0; round < 240; ++round) {
+  for (int round = 0; round < testing::Sweep(240); ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const std::string text =
         gen.Program(n, 3 + round % 2, round % 2 == 0, 1 + round % 3, round % 3 != 2);
@@ -353,14 +354,14 @@ TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
   }
   std::fprintf(stderr, "SafeSets: %zu safe (sets compared), %zu violations, %zu other of 240\n",
                safe, violations, 240 - safe - violations);
-  EXPECT_GT(safe, 60U);
-  EXPECT_GT(violations, 10U);
+  EXPECT_GT(safe, testing::AtLeastU(60));
+  EXPECT_GT(violations, testing::AtLeastU(10));
 }
 
 TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
   Generator gen(99);
   std::size_t closed = 0;
-  for (int round = 0; round < 120; ++round) {
+  for (int round = 0; round < testing::Sweep(120); ++round) {
     const Program program = ParseProgram(gen.Program(2, 3, round % 3 == 0, 2, true), "r.drb");
     const AbstractionSpec& spec = program.abstractions[0];
     std::set<std::vector<Word>> previous;
@@ -393,7 +394,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
                "EveryThreadCount: %zu of 120 programs proved for every count >= 2, each "
                "checked by brute force for 2..5 threads\n",
                closed);
-  EXPECT_GT(closed, 15U);
+  EXPECT_GT(closed, testing::AtLeastU(15));
 }
 
 // Ex. 12 of the paper: R(3,0,1) is not contained in R(r,0,2) for any r tried.
