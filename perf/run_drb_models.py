@@ -2,7 +2,11 @@
 """Runs every `.drb` model in models/ as its header says (`# druba-expect:` lines run
 `druba verify`, `# druba-expect-hunt:` lines run `druba test` with iterative deepening) and prints
 one markdown table: verdict, abstract states, the bounds reached for each thread count, solver
-queries and wall time. Usage: perf/run_drb_models.py [--druba build/druba]"""
+queries and wall time. Usage: perf/run_drb_models.py [--druba build/druba]
+
+With --proofs, one row per `verify` line with a fixed thread count instead: |O| (the sandwich
+proof's upper bound, computed first), whether it is exact, the proof that answered and where, and
+the wall time with the paper's proof alone (--upper-bound off) and with both (fastest of 3)."""
 
 import argparse
 import glob
@@ -17,7 +21,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--druba", default=os.path.join(root, "build", "druba"))
+    parser.add_argument("--proofs", action="store_true")
     args = parser.parse_args()
+    if args.proofs:
+        return proofs(args, root)
     print("| model | command | verdict | abstract states | per thread count: verdict, abstract, "
           "(r,d), concrete states | solver queries (s) | time s |")
     print("|---|---|---|---|---|---|---|")
@@ -52,6 +59,41 @@ def main():
             print(f"| {os.path.basename(path)} | {what} | {result['verdict']} | "
                   f"{result['abstract_states']} | {runs} | {queries} ({solver_s:.2f}) | "
                   f"{wall:.2f} |")
+
+
+def proofs(args, root):
+    print("| model | threads | verdict | abstract | O | O exact | proof | at r,d | before s "
+          "(--upper-bound off) | after s | after/before |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(root, "models", "*.drb"))):
+        with open(path) as f:
+            lines = [l for l in f if re.match(r"# druba-expect:", l)]
+        for line in lines:
+            fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
+            if fields.get("threads", "").endswith(".."):
+                continue
+            cmd = [args.druba, "verify", path, "--json"]
+            if "threads" in fields:
+                cmd += ["--threads", fields["threads"]]
+            if "abstraction" in fields:
+                cmd += ["--abstraction", fields["abstraction"]]
+
+            def last(extra):
+                out = subprocess.run(cmd + extra, capture_output=True, text=True).stdout
+                return json.loads(out)["runs"][-1]
+
+            def fastest(extra):
+                return min((last(extra) for _ in range(3)), key=lambda r: r["time_s"])
+
+            before = fastest(["--upper-bound", "off"])
+            after = fastest([])
+            upper = last(["--upper-bound-share", "1e12"])["upper_bound"]
+            exact = after["verdict"] == "safe" and after["abstract_states"] == upper
+            ratio = after["time_s"] / before["time_s"] if before["time_s"] > 0 else 0
+            print(f"| {os.path.basename(path)} | {after['threads']} | {after['verdict']} | "
+                  f"{after['abstract_states']} | {upper} | {'yes' if exact else 'no'} | "
+                  f"{after['proof']} | {after['rounds']},{after['delays']} | "
+                  f"{before['time_s']:.3f} | {after['time_s']:.3f} | {ratio:.2f} |")
 
 
 if __name__ == "__main__":

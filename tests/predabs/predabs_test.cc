@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "abstraction/driver.h"
+#include "abstraction/upper_bound.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
@@ -352,10 +353,51 @@ TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
       EXPECT_TRUE(fails) << text;
     }
   }
-  std::fprintf(stderr, "SafeSets: %zu safe (sets compared), %zu violations, %zu other of 240\n",
-               safe, violations, 240 - safe - violations);
+  const auto programs = static_cast<std::size_t>(testing::Sweep(240));
+  std::fprintf(stderr, "SafeSets: %zu safe (sets compared), %zu violations, %zu other of %zu\n",
+               safe, violations, programs - safe - violations, programs);
   EXPECT_GT(safe, testing::AtLeastU(60));
   EXPECT_GT(violations, testing::AtLeastU(10));
+}
+
+// The sandwich proof's upper bound O for .drb programs (the all-SAT post of every statement,
+// relative to O itself) contains the abstraction of every reachable state (brute force).
+TEST(PredabsTest, UpperBoundContainsTheAbstractionOfTheReachableStates) {
+  Generator gen(23);
+  std::size_t checked = 0;
+  std::size_t exact = 0;
+  for (int round = 0; round < testing::Sweep(60); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 2, round % 2 == 0, 1 + round % 3, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    auto initial = std::make_unique<StateStore>(abs.width());
+    std::vector<Word> a(abs.width());
+    model.ForEachInitial([&](StateView state) {
+      abs.Abstract(state, std::span<Word>(a));
+      initial->FindOrInsert(StateView(a));
+    });
+    auto search = MakeKleeneUpperBound(
+        std::move(initial), [&abs](const StateStore& set) { return abs.MakeClosureOracle(set); },
+        std::size_t{1} << 20);
+    // Small budgets: the search resumes where it stopped.
+    UpperBoundSearch::Status status = UpperBoundSearch::Status::kRunning;
+    while (status == UpperBoundSearch::Status::kRunning) status = search->Advance(5, nullptr);
+    if (status != UpperBoundSearch::Status::kDone) continue;  // an undecided query
+    ++checked;
+    const auto upper = StoreSet(search->set());
+    IntModel brute_model(program, n);
+    const auto truth = AbstractSet(abs, Reachable(brute_model));
+    for (const auto& t : truth) {
+      EXPECT_TRUE(upper.contains(t)) << "program " << round << ":\n" << text;
+    }
+    exact += upper == truth;
+  }
+  std::fprintf(stderr, "UpperBound: %zu programs checked, O exact on %zu\n", checked, exact);
+  EXPECT_GT(checked, testing::AtLeastU(50));
+  EXPECT_GT(exact, testing::AtLeastU(10));
 }
 
 TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {

@@ -28,13 +28,17 @@ inline double SweepFactor() {
 inline int Sweep(int base) {
   return std::max(1, static_cast<int>(static_cast<double>(base) * SweepFactor()));
 }
-// A threshold on a count the sweep must exceed: scaled down with it (never up: a longer sweep must
-// at least do what the default one does), at least 0.
+// A threshold on a count the sweep must exceed: scaled down with a shorter sweep, and halved
+// again there (fewer programs scatter more), never up (a longer sweep must at least do what the
+// default one does).
+inline double ThresholdFactor() {
+  return SweepFactor() >= 1 ? 1.0 : SweepFactor() / 2;
+}
 inline int AtLeast(int base) {
-  return static_cast<int>(static_cast<double>(base) * std::min(1.0, SweepFactor()));
+  return static_cast<int>(static_cast<double>(base) * ThresholdFactor());
 }
 inline std::size_t AtLeastU(std::size_t base) {
-  return static_cast<std::size_t>(static_cast<double>(base) * std::min(1.0, SweepFactor()));
+  return static_cast<std::size_t>(static_cast<double>(base) * ThresholdFactor());
 }
 
 }  // namespace druba::testing
