@@ -315,6 +315,7 @@ int Replay(const RunOptions& given) {
   const std::uint32_t n = model.num_threads();
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
+  CheckTraceHeader(doc, n);
   const JsonValue& steps = doc.At("steps");
   const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
                         const std::string& slot) {
@@ -329,6 +330,11 @@ int Replay(const RunOptions& given) {
         throw InputError(step.At("line").where, slot + "thread " + std::to_string(thread) +
                                                     " has no rule on line " + std::to_string(line) +
                                                     " of " + given.model);
+      }
+      const std::string rule = cpds::RuleToString(model.rule(thread, *wanted));
+      if (step.Has("rule") && step.At("rule").AsString() != rule) {
+        throw InputError(step.At("rule").where,
+                         slot + "the rule on line " + std::to_string(line) + " is " + rule);
       }
     }
     std::optional<std::vector<Word>> next;
@@ -350,6 +356,9 @@ int Replay(const RunOptions& given) {
   };
   const std::uint32_t delays =
       WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
+  const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
+  CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
+  CheckCounter(doc, "delays", delays, "the trace: ");
   std::vector<Word> a(abs.width());
   abs.Abstract(StateView(state), std::span<Word>(a));
   if (!abs.Violates(StateView(a))) {

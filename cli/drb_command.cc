@@ -353,11 +353,9 @@ std::string RunHuman(const OneRun& one, bool detail) {
 // `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
 int Replay(const RunOptions& options, const predabs::Program& program) {
   const JsonValue doc = ParseJson(cpds::ReadFile(options.replay_trace), options.replay_trace);
-  const std::uint32_t n = doc.At("threads").AsUInt();
-  if (n == 0 || (program.templates.size() != 1 && n != program.NumThreads())) {
-    throw InputError(doc.At("threads").where,
-                     "the model cannot run with " + std::to_string(n) + " threads");
-  }
+  // One template runs with any count; several fix it.
+  const std::uint32_t n =
+      CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads());
   IntModel model(program, n);
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
@@ -382,7 +380,17 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
       const bool same_state =
           !step.Has("state") ||
           step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
-      if (program.statements[actions[k]].label == label && same_state) {
+      const predabs::Statement& st = program.statements[actions[k]];
+      if (st.label == label && same_state) {
+        // Everything else the slot says of the statement must be true of it too.
+        if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
+          throw InputError(step.At("line").where, slot + "statement '" + label + "' is on line " +
+                                                      std::to_string(st.where.line));
+        }
+        if (step.Has("statement") && step.At("statement").AsString() != st.text) {
+          throw InputError(step.At("statement").where,
+                           slot + "statement '" + label + "' reads '" + st.text + "'");
+        }
         state = successors[k];
         return;
       }
@@ -398,6 +406,9 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
   };
   const std::uint32_t delays =
       WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
+  const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
+  CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
+  CheckCounter(doc, "delays", delays, "the trace: ");
   if (!model.AnyThreadFailed(StateView(state))) {
     throw InputError({options.replay_trace, 0, 0}, "the trace ends in " +
                                                        model.DescribeState(StateView(state)) +

@@ -13,7 +13,37 @@
 
 namespace druba::cli {
 
-// Returns the number of delays. Throws InputError naming the offending place in the file.
+// The trace file's header: the format version (1) and, where the model fixes it, the thread
+// count (`model_threads`, 0 when any count is allowed). Returns the trace's thread count.
+inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_threads) {
+  const JsonValue& version = doc.At("druba_trace");
+  if (version.AsUInt() != 1) {
+    throw InputError(version.where, "unknown trace format version " + version.text +
+                                        " (this druba reads version 1)");
+  }
+  const std::uint32_t n = doc.At("threads").AsUInt();
+  if (n == 0 || (model_threads != 0 && n != model_threads)) {
+    throw InputError(doc.At("threads").where, "the trace has " + std::to_string(n) +
+                                                  " threads but the model has " +
+                                                  std::to_string(model_threads));
+  }
+  return n;
+}
+
+// A recorded counter ("rounds", "delays") of a slot or of the whole trace must be the one the
+// schedule gives.
+inline void CheckCounter(const JsonValue& at, const char* key, std::uint32_t expected,
+                         const std::string& slot) {
+  if (!at.Has(key)) return;
+  const JsonValue& value = at.At(key);
+  if (value.AsUInt() != expected) {
+    throw InputError(value.where, slot + "'" + key + "' is " + value.text + " but the schedule " +
+                                      "gives " + std::to_string(expected));
+  }
+}
+
+// Returns the number of delays. Throws InputError naming the offending place in the file. Each
+// slot's "rounds" and "delays", where present, must be those of Def. 1 (rounds = ceil(slots / n)).
 template <class Take, class Describe>
 std::uint32_t WalkTrace(const JsonValue& steps, std::uint32_t n, Take&& take, Describe&& describe) {
   if (steps.kind != JsonValue::Kind::kArray || steps.items.empty()) {
@@ -48,6 +78,8 @@ std::uint32_t WalkTrace(const JsonValue& steps, std::uint32_t n, Take&& take, De
       }
       finder = thread;
     }
+    CheckCounter(step, "rounds", static_cast<std::uint32_t>((i + n - 1) / n), slot);
+    CheckCounter(step, "delays", delays, slot);
     if (step.Has("state") && step.At("state").AsString() != describe()) {
       throw InputError(step.At("state").where, slot + "the trace says " +
                                                    step.At("state").AsString() +

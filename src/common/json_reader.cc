@@ -105,6 +105,7 @@ class Reader {
       const std::string number(text_.substr(start, pos_ - start));
       char* end = nullptr;
       v.kind = JsonValue::Kind::kNumber;
+      v.text = number;  // the literal, so that AsUInt can insist on digits only
       v.number = std::strtod(number.c_str(), &end);
       if (end != number.c_str() + number.size()) Fail("malformed number '" + number + "'");
       return v;
@@ -179,8 +180,8 @@ const JsonValue& JsonValue::At(const std::string& key) const {
 
 std::uint32_t JsonValue::AsUInt() const {
   if (kind != Kind::kNumber || number < 0 || number > 4294967295.0 ||
-      std::floor(number) != number) {
-    throw InputError(where, "expected a whole number");
+      std::floor(number) != number || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw InputError(where, "expected a whole number (digits only)");
   }
   return static_cast<std::uint32_t>(number);
 }
