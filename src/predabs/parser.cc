@@ -136,8 +136,8 @@ class Parser {
         Fail(Cur(), "expected 'shared', 'local', 'thread' or 'abstraction'");
       }
     }
-    if (program_.templates.empty()) {
-      throw InputError({file_, 0, 0}, "the model declares no thread");
+    if (program_.templates.empty()) {  // named at the end of the file, where one was expected
+      Fail(Cur(), "the model declares no thread (expected 'thread NAME { ... }')");
     }
     Finish();
     return std::move(program_);
