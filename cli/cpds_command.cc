@@ -84,6 +84,11 @@ struct Report {
   const ThreadSymmetry& symmetry;
   std::vector<TraceStep> trace;
 
+  // The relation O used ("auto" is "joint" for CPDS).
+  std::string Relation() const {
+    return options.upper_bound == "auto" ? "joint" : options.upper_bound;
+  }
+
   std::uint64_t FinalPlateauCalls() const {
     return result.image_calls - result.image_calls_before_plateau;
   }
@@ -109,7 +114,7 @@ struct Report {
     w.Key("keys").UInt(ex.num_keys());
     w.Key("pareto_pairs").UInt(ex.num_records());
     WriteBoundsJson(w, result);
-    WriteProofJson(w, result, options.upper_bound, &symmetry);
+    WriteProofJson(w, result, Relation(), &symmetry);
     w.Key("mode").String(options.mode);
     w.Key("image_calls").UInt(result.image_calls);
     w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());
@@ -255,7 +260,7 @@ struct Report {
                     static_cast<unsigned long long>(result.closure_checks));
       out += buf;
     }
-    out += ProofLine(result, options.upper_bound);
+    out += ProofLine(result, Relation());
     if (result.closure_failure) {
       const ClosureFailure& f = *result.closure_failure;
       out += "  reached abstract state " + abs.Describe(StateView(f.from)) + " has the successor " +
@@ -388,7 +393,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const ThreadSymmetry symmetry = abs.Symmetry();
   if (options.command == "verify" && options.upper_bound != "off") {
     SandwichSetup setup =
-        cpds::MakeSandwich(abs, options.upper_bound == "joint", loaded.target.has_value());
+        cpds::MakeSandwich(abs, options.upper_bound != "static", loaded.target.has_value());
     setup.share = options.upper_bound_share;
     run.UseSandwich(std::move(setup));
   }

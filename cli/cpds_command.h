@@ -32,7 +32,7 @@ struct RunOptions {
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // no trace for a violation (saves the backward search)
   unsigned jobs = 0;                    // expansion threads; 0: one per core
-  std::string upper_bound = "joint";    // the sandwich proof's O: joint | static | off
+  std::string upper_bound = "auto";     // the sandwich proof's O: auto | joint | static | off
   double upper_bound_share = 0.125;     // O's share of the exploration's successor calls
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)

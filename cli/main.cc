@@ -104,13 +104,15 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
   verify
       ->add_option("--upper-bound", options.upper_bound,
-                   "the sandwich proof (mode druba): first compute O, an upper bound of the "
-                   "reachable abstract states closed under every action, and answer safe as soon "
-                   "as the reached states, closed under the thread symmetry, cover it. CPDS: "
-                   "joint (default: pops by the may-lie-below relation computed with O), static "
-                   "(a relation that ignores which states are reached), off (the paper's proof "
-                   "alone)")
-      ->check(CLI::IsMember({"joint", "static", "off"}));
+                   "the sandwich proof (mode druba): compute O, an upper bound of the reachable "
+                   "abstract states closed under every action, and answer safe as soon as the "
+                   "reached states, closed under the thread symmetry, cover it. joint: pops "
+                   "(CPDS) by the may-lie-below relation computed with O, or (.drb, fixed thread "
+                   "count) the all-SAT post, O computed first; static (CPDS): a relation that "
+                   "ignores which states are reached; off: the paper's proof alone; auto "
+                   "(default): joint for CPDS, off for .drb (each abstract successor there is a "
+                   "solver query, dearer than most explorations)")
+      ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
   verify
       ->add_option("--upper-bound-share", options.upper_bound_share,
                    "without a target, O is computed alongside the exploration with at most this "
@@ -171,6 +173,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnInterrupt);
   std::signal(SIGHUP, OnInterrupt);
   if (isatty(STDERR_FILENO) != 0) options.progress = true;
+  if (options.model.ends_with(".drb") && options.upper_bound == "static") {
+    std::cerr << "--upper-bound static: the static relation is for CPDS models (a .drb model's "
+                 "upper bound is the all-SAT post: --upper-bound joint)\n";
+    return druba::exit_code::kUsage;
+  }
   if (!compose->parsed() && options.model.ends_with(".drb") && !options.init.empty()) {
     std::cerr << "--init: a .drb program declares its own initial state; --init is for CPDS "
                  "models\n";

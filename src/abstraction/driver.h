@@ -321,8 +321,8 @@ class Druba {
           static_cast<double>(sandwich_->head_start) +
           sandwich_->share * static_cast<double>(explorer_->stats().image_calls) -
           static_cast<double>(upper_search_->stats().successors);
-      if (allowed < 1) return false;
-      budget = static_cast<std::uint64_t>(allowed);
+      if (!(allowed >= 1)) return false;
+      if (allowed < 1e18) budget = static_cast<std::uint64_t>(allowed);
     }
     const auto status = upper_search_->Advance(budget, limits_);
     result.upper_bound_stats = upper_search_->stats();
