@@ -383,13 +383,15 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
       const predabs::Statement& st = program.statements[actions[k]];
       if (st.label == label && same_state) {
         // Everything else the slot says of the statement must be true of it too.
+        std::string wrong = slot;
+        wrong.append("statement '").append(label);
         if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
-          throw InputError(step.At("line").where, slot + "statement '" + label + "' is on line " +
-                                                      std::to_string(st.where.line));
+          wrong.append("' is on line ").append(std::to_string(st.where.line));
+          throw InputError(step.At("line").where, wrong);
         }
         if (step.Has("statement") && step.At("statement").AsString() != st.text) {
-          throw InputError(step.At("statement").where,
-                           slot + "statement '" + label + "' reads '" + st.text + "'");
+          wrong.append("' reads '").append(st.text).append("'");
+          throw InputError(step.At("statement").where, wrong);
         }
         state = successors[k];
         return;

@@ -20,18 +20,8 @@ namespace {
 
 using cpds::CpdsModel;
 using cpds::TopKAbstraction;
+using testing::AlphaOf;
 using testing::PlainState;
-
-std::string AlphaOf(const PlainState& s, std::uint32_t k) {
-  std::string out = std::to_string(s.shared) + "|";
-  for (std::size_t t = 0; t < s.stacks.size(); ++t) {
-    if (t > 0) out += ',';
-    const auto& w = s.stacks[t];
-    const std::size_t from = w.size() > k ? w.size() - k : 0;
-    out += cpds::StackToString(cpds::Stack(w.begin() + static_cast<long>(from), w.end()));
-  }
-  return out;
-}
 
 // The visible target "shared state g, thread 0's top is `top0` (any top if nullopt), other stacks
 // anything".

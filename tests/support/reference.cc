@@ -121,4 +121,19 @@ std::pair<cpds::Cpds, cpds::InitialState> RandomCpds(std::mt19937& rng,
   return {cpds, init};
 }
 
+std::string AlphaOf(const PlainState& s, std::uint32_t k) {
+  std::string out = std::to_string(s.shared) + "|";
+  for (std::size_t t = 0; t < s.stacks.size(); ++t) {
+    if (t > 0) out += ',';
+    const auto& w = s.stacks[t];
+    const std::size_t from = w.size() > k ? w.size() - k : 0;
+    if (from == w.size()) out += '-';
+    for (std::size_t j = from; j < w.size(); ++j) {
+      if (j > from) out += '.';
+      out += std::to_string(w[j]);
+    }
+  }
+  return out;
+}
+
 }  // namespace druba::testing

@@ -19,6 +19,10 @@ struct PlainState {
   auto operator<=>(const PlainState&) const = default;
 };
 
+// The top-K abstraction of `s` as TopKAbstraction::Describe writes it: "g|t0,t1,...", each stack's
+// top K symbols bottom to top.
+std::string AlphaOf(const PlainState& s, std::uint32_t k);
+
 // Successors of `s` when thread t takes its slot: one per enabled rule, or `s` itself (stutter).
 std::vector<PlainState> PlainSuccessors(const cpds::Cpds& cpds, const PlainState& s,
                                         std::uint32_t t);
