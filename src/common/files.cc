@@ -46,14 +46,28 @@ void WriteInPlace(const std::string& shown, const std::string& path, const std::
   if (!ok) Fail(shown, std::strerror(saved));
 }
 
+// The path a chain of symbolic links ends at, whether or not that path exists yet (a link to a
+// file still to be written is followed too); a loop of links is an error.
+std::filesystem::path FollowLinks(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path target = path;
+  for (int hops = 0;; ++hops) {
+    std::error_code error;
+    if (!fs::is_symlink(fs::symlink_status(target, error))) break;
+    if (hops == 40) Fail(path, "too many levels of symbolic links");
+    const fs::path next = fs::read_symlink(target, error);
+    if (error) Fail(path, error.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target;
+}
+
 }  // namespace
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   std::error_code error;
-  // A symbolic link is followed: its target is what gets written.
-  fs::path target = fs::weakly_canonical(fs::path(path), error);
-  if (error) target = path;
+  const fs::path target = FollowLinks(path);
   const fs::file_status status = fs::status(target, error);
   if (fs::exists(status)) {
     if (fs::is_directory(status)) Fail(path, "it is a directory");

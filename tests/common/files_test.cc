@@ -73,6 +73,26 @@ TEST_F(FilesTest, ASymbolicLinkIsFollowed) {
   EXPECT_EQ(Read(target), "through the link");
 }
 
+TEST_F(FilesTest, ALinkToAFileNotYetWrittenCreatesTheFile) {
+  const fs::path link = dir_ / "link.txt";
+  fs::create_symlink("sub/../target.txt", link);  // relative to the link's folder
+  fs::create_directory(dir_ / "sub");
+  WriteFileAtomically(link.string(), "first");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(Read(dir_ / "target.txt"), "first");
+  const fs::path chain = dir_ / "chain.txt";
+  fs::create_symlink("link.txt", chain);
+  WriteFileAtomically(chain.string(), "second");
+  EXPECT_TRUE(fs::is_symlink(chain));
+  EXPECT_EQ(Read(dir_ / "target.txt"), "second");
+}
+
+TEST_F(FilesTest, ALoopOfLinksIsAnError) {
+  fs::create_symlink("b", dir_ / "a");
+  fs::create_symlink("a", dir_ / "b");
+  EXPECT_THROW(WriteFileAtomically((dir_ / "a").string(), "x"), InputError);
+}
+
 TEST_F(FilesTest, AFifoIsWrittenInPlaceAndStaysAFifo) {
   const fs::path fifo = dir_ / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
