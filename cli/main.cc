@@ -1,11 +1,13 @@
 // druba's command line: a thin layer over the library (STYLE.md 10).
 #include <unistd.h>
-#include <atomic>
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -23,22 +25,66 @@ extern "C" void OnInterrupt(int /*signal*/) {
   g_interrupted.store(true);
 }
 
+// The model kinds, told apart by the model's file name: each has an option group, and an option
+// of another kind's group is an error that names the option and the model's kind.
+struct ModelKind {
+  const char* name;       // "a CPDS model", in messages
+  const char* group;      // the option group's title in --help
+  const char* extension;  // "" matches every name the kinds before it did not
+};
+constexpr ModelKind kDrb{"a .drb program", ".drb programs", ".drb"};
+constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", ""};
+constexpr ModelKind kKinds[] = {kDrb, kCpds};
+
+const ModelKind& KindOf(const std::string& model) {
+  for (const ModelKind& kind : kKinds) {
+    if (model.ends_with(kind.extension)) return kind;
+  }
+  return kCpds;
+}
+
+// Every subcommand's option group of each kind.
+struct KindGroupEntry {
+  const CLI::App* app;
+  const char* kind;
+  CLI::Option_group* group;
+};
+std::vector<KindGroupEntry> g_kind_groups;
+
+// The option group of `kind` in `app`, made on first use.
+CLI::Option_group* KindGroup(CLI::App* app, const ModelKind& kind) {
+  for (const KindGroupEntry& entry : g_kind_groups) {
+    if (entry.app == app && entry.kind == kind.name) return entry.group;
+  }
+  CLI::Option_group* group = app->add_option_group(kind.group);
+  g_kind_groups.push_back({app, kind.name, group});
+  return group;
+}
+
+// An empty value (an unset shell variable) would turn a property check into a proof.
+const CLI::Validator kNotEmpty(
+    [](const std::string& value) { return value.empty() ? std::string("it is empty") : ""; }, "",
+    "not empty");
+
+// --init, --spec and --target.
+void AddCpdsInputOptions(CLI::Option_group* cpds, druba::cli::RunOptions& o) {
+  cpds->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
+  auto* spec = cpds->add_option("--spec", o.spec, "a .spec file naming a target visible state");
+  spec->check(kNotEmpty);
+  cpds->add_option("--target", o.target,
+                   "a target visible state 'g|t0,t1,...' ('-' empty stack, '*' anything)")
+      ->excludes(spec)
+      ->check(kNotEmpty);
+}
+
 void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
   app->add_option("model", o.model, "the model: a CPDS (.pds) or an integer program (.drb)")
       ->required();
-  app->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
-  auto* spec = app->add_option("--spec", o.spec, "a .spec file naming a target visible state");
-  // An empty value (an unset shell variable) would turn a property check into a proof.
-  const CLI::Validator not_empty(
-      [](const std::string& value) { return value.empty() ? std::string("it is empty") : ""; }, "",
-      "not empty");
-  spec->check(not_empty);
-  app->add_option("--target", o.target,
-                  "a target visible state 'g|t0,t1,...' ('-' empty stack, '*' anything)")
-      ->excludes(spec)
-      ->check(not_empty);
+  CLI::Option_group* cpds = KindGroup(app, kCpds);
+  CLI::Option_group* drb = KindGroup(app, kDrb);
+  AddCpdsInputOptions(cpds, o);
   app->add_flag("--json", o.json, "print one JSON object on stdout");
-  app->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
+  cpds->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
   app->add_flag("--no-trace", o.no_trace,
@@ -76,15 +122,29 @@ void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
                   "measured faster than one); the verdict, the reached states and the trace do "
                   "not depend on it")
       ->check(CLI::Range(0, 64));
-  app->add_option("--threads", o.threads,
-                  ".drb: N threads, or N.. for every thread count from N (default: the file's)");
-  app->add_option("--abstraction", o.abstraction,
-                  ".drb: which abstraction block to use (default: the first)");
-  app->add_option("--solver-timeout", o.solver_timeout_ms,
-                  ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
+  drb->add_option("--threads", o.threads,
+                  "N threads, or N.. for every thread count from N (default: the file's)");
+  drb->add_option("--abstraction", o.abstraction,
+                  "which abstraction block to use (default: the first)");
+  drb->add_option("--solver-timeout", o.solver_timeout_ms,
+                  "milliseconds per solver query; a timeout makes the verdict 'unknown' "
                   "(default 20000)");
-  app->add_option("--max-threads", o.max_threads,
-                  ".drb with --threads N..: the largest thread count to try (default 8)");
+  drb->add_option("--max-threads", o.max_threads,
+                  "with --threads N..: the largest thread count to try (default 8)");
+}
+
+// An option of a kind other than the model's: an input error naming both.
+void CheckKindOptions(const std::string& model) {
+  const ModelKind& kind = KindOf(model);
+  for (const KindGroupEntry& entry : g_kind_groups) {
+    if (entry.kind == kind.name) continue;
+    for (const CLI::Option* option : entry.group->get_options()) {
+      if (option->count() == 0) continue;
+      throw druba::InputError({option->get_name(), 0, 0},
+                              std::string("this option is for ") + entry.kind + ", and " +
+                                  model + " is " + kind.name);
+    }
+  }
 }
 
 }  // namespace
@@ -113,18 +173,20 @@ int main(int argc, char** argv) {
                    "(default): joint for CPDS, off for .drb (each abstract successor there is a "
                    "solver query, dearer than most explorations)")
       ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
-  verify
+  CLI::Option_group* verify_cpds = KindGroup(verify, kCpds);
+  CLI::Option_group* verify_drb = KindGroup(verify, kDrb);
+  verify_cpds
       ->add_option("--upper-bound-share", options.upper_bound_share,
                    "without a target, O is computed alongside the exploration with at most this "
                    "share of its successor calls, so that it never slows a run the plateau proof "
                    "answers by much more (default 0.125; a large number computes O first)")
       ->check(CLI::PositiveNumber);
-  verify->add_option("--max-value", options.max_value,
-                     ".drb, explicit: a variable beyond +-this ends the search with 'unknown' "
-                     "(default 100)");
-  verify->add_option("--max-stack", options.max_stack,
-                     "explicit: a stack deeper than this ends the search with 'unknown' "
-                     "(default 64)");
+  verify_drb->add_option("--max-value", options.max_value,
+                         "explicit: a variable beyond +-this ends the search with 'unknown' "
+                         "(default 100)");
+  verify_cpds->add_option("--max-stack", options.max_stack,
+                          "explicit: a stack deeper than this ends the search with 'unknown' "
+                          "(default 64)");
 
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");
@@ -140,10 +202,7 @@ int main(int argc, char** argv) {
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
   replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
   replay->add_option("--trace", options.replay_trace, "the trace file")->required();
-  replay->add_option("--init", options.init, "initial state file (default: the model's .init)");
-  auto* replay_spec = replay->add_option("--spec", options.spec, "target (default: the trace's)");
-  replay->add_option("--target", options.target, "target 'g|t0,...' (default: the trace's)")
-      ->excludes(replay_spec);
+  AddCpdsInputOptions(KindGroup(replay, kCpds), options);
 
   druba::cli::ComposeOptions compose_options;
   CLI::App* compose = app.add_subcommand(
@@ -178,12 +237,8 @@ int main(int argc, char** argv) {
                  "upper bound is the all-SAT post: --upper-bound joint)\n";
     return druba::exit_code::kUsage;
   }
-  if (!compose->parsed() && options.model.ends_with(".drb") && !options.init.empty()) {
-    std::cerr << "--init: a .drb program declares its own initial state; --init is for CPDS "
-                 "models\n";
-    return druba::exit_code::kUsage;
-  }
   try {
+    if (!compose->parsed()) CheckKindOptions(options.model);
     int code = 0;
     if (compose->parsed()) {
       code = druba::cli::RunCompose(compose_options);
