@@ -20,6 +20,7 @@
 #include "predabs/model.h"
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/thread_counts.h"
 
 namespace druba::cli {
 namespace {
@@ -27,41 +28,6 @@ namespace {
 using predabs::IntModel;
 using predabs::PredicateAbstraction;
 using DrbDruba = Druba<IntModel, PredicateAbstraction>;
-
-struct ThreadSpec {
-  std::uint32_t first = 0;
-  bool every_count_from_first = false;
-};
-
-ThreadSpec ParseThreads(const std::string& text, const predabs::Program& program) {
-  ThreadSpec spec;
-  if (text.empty()) {
-    spec.first = program.NumThreads();
-    return spec;
-  }
-  std::string digits = text;
-  if (digits.size() > 2 && digits.ends_with("..")) {
-    spec.every_count_from_first = true;
-    digits.resize(digits.size() - 2);
-  }
-  if (digits.empty() || digits.size() > 4 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw InputError({"--threads", 0, 0},
-                     "expected N or N.. (N a thread count), not '" + text + "'");
-  }
-  spec.first = static_cast<std::uint32_t>(std::stoul(digits));
-  if (spec.first == 0) throw InputError({"--threads", 0, 0}, "the thread count must be at least 1");
-  if (program.templates.size() != 1 && spec.first != program.NumThreads()) {
-    throw InputError({"--threads", 0, 0},
-                     "the model has several thread templates; their counts are fixed in the file");
-  }
-  if (spec.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
-    throw InputError({"--threads", 0, 0},
-                     "--threads N.. needs a symmetric program: one thread template, no `self` and "
-                     "no fixed thread index in the code or the abstraction");
-  }
-  return spec;
-}
 
 const char* FailureText(predabs::Failure f) {
   switch (f) {
@@ -427,29 +393,11 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const predabs::Program program =
       predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
   if (options.command == "replay") return Replay(options, program);
-  // Without an abstraction block: every thread's location (one thread's for N..).
-  predabs::AbstractionSpec empty;
-  empty.name = "(default: locations)";
-  const predabs::AbstractionSpec* spec = program.abstractions.empty() ? &empty : nullptr;
-  if (!options.abstraction.empty()) {
-    for (const auto& a : program.abstractions) {
-      if (a.name == options.abstraction) spec = &a;
-    }
-    if (spec == nullptr || spec == &empty) {
-      throw InputError({"--abstraction", 0, 0},
-                       "the model has no abstraction named '" + options.abstraction + "'");
-    }
-  } else if (spec == nullptr) {
-    spec = &program.abstractions.front();
-  }
-  const ThreadSpec threads = ParseThreads(options.threads, program);
-  if (spec == &empty) {
-    const std::uint32_t tracked = threads.every_count_from_first ? 1 : threads.first;
-    for (std::uint32_t t = 0; t < tracked; ++t) {
-      empty.pcs.push_back({t == 0 ? std::nullopt : std::optional<std::uint32_t>(t)});
-    }
-    empty.symmetric = tracked == 1;
-  }
+  const predabs::ThreadCounts threads =
+      predabs::ParseThreadCounts(options.threads, program, options.max_threads);
+  const predabs::ChosenAbstraction chosen =
+      predabs::ChooseAbstraction(program, options.abstraction, threads);
+  const predabs::AbstractionSpec* spec = &chosen.spec();
   if (threads.every_count_from_first && options.command == "test") {
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
@@ -457,43 +405,15 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
   Stopwatch clock;
 
   std::vector<OneRun> runs;
-  Verdict verdict = Verdict::kUnknown;
-  std::string reason;
-  std::optional<predabs::AllCountsResult> all;
-  const std::uint32_t last = threads.every_count_from_first
-                                 ? std::max(options.max_threads, threads.first + 1)
-                                 : threads.first;
-  for (std::uint32_t n = threads.first; n <= last; ++n) {
-    runs.push_back(RunOne(options, program, *spec, n, limits, !threads.every_count_from_first));
-    const OneRun& one = runs.back();
-    verdict = one.result.verdict;
-    reason = one.result.reason;
-    if (!threads.every_count_from_first || verdict != Verdict::kSafe) break;
-    if (runs.size() < 2) continue;
-    const StateStore& prev = *runs[runs.size() - 2].set;
-    bool same = prev.size() == one.set->size();
-    for (std::uint32_t id = 0; same && id < prev.size(); ++id)
-      same = one.set->Find(prev.Get(id)).has_value();
-    if (!same) {
-      verdict = Verdict::kUnknown;
-      reason = "the abstract set still changed from " + std::to_string(n - 1) + " to " +
-               std::to_string(n) + " threads (--max-threads " + std::to_string(last) + ")";
-      continue;
-    }
-    all = predabs::CheckAllThreadCounts(program, *spec, *one.set, threads.first,
-                                        options.solver_timeout_ms, &limits);
-    if (all->closed) {
-      verdict = Verdict::kSafe;
-      reason = "safe for every thread count >= " + std::to_string(threads.first) +
-               ": the abstract sets for " + std::to_string(n - 1) + " and " + std::to_string(n) +
-               " threads agree, every initial abstract state is reached, and the set is closed "
-               "under the actions that disrespect the abstraction across thread counts";
-    } else {
-      verdict = Verdict::kUnknown;
-      reason = "every thread count: " + all->reason;
-    }
-    break;
-  }
+  const predabs::ThreadCountsResult counts = predabs::RunThreadCounts(
+      program, *spec, threads, options.solver_timeout_ms, &limits, [&](std::uint32_t n) {
+        runs.push_back(RunOne(options, program, *spec, n, limits, !threads.every_count_from_first));
+        return predabs::CountOutcome{runs.back().result.verdict, runs.back().result.reason,
+                                     runs.back().set.get()};
+      });
+  const Verdict verdict = counts.verdict;
+  const std::string& reason = counts.reason;
+  const std::optional<predabs::AllCountsResult>& all = counts.all;
   const OneRun& final_run = runs.back();
 
   if (!options.dump_abstract.empty()) {
@@ -528,8 +448,7 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
                     "druba " + options.command + " " + options.model + ", " +
                         std::to_string(final_run.n) + " threads, abstraction " + spec->name));
   }
-  const std::string thread_text =
-      std::to_string(threads.first) + (threads.every_count_from_first ? ".." : "");
+  const std::string thread_text = threads.Text();
   if (options.json) {
     JsonWriter w;
     w.BeginObject();

@@ -140,9 +140,9 @@ void CheckKindOptions(const std::string& model) {
     if (entry.kind == kind.name) continue;
     for (const CLI::Option* option : entry.group->get_options()) {
       if (option->count() == 0) continue;
-      throw druba::InputError({option->get_name(), 0, 0},
-                              std::string("this option is for ") + entry.kind + ", and " +
-                                  model + " is " + kind.name);
+      throw druba::InputError(
+          {option->get_name(), 0, 0},
+          std::string("this option is for ") + entry.kind + ", and " + model + " is " + kind.name);
     }
   }
 }

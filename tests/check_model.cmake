@@ -22,7 +22,7 @@ if(NOT lines)
 endif()
 string(REGEX REPLACE "\\.pds$" ".spec" spec "${MODEL}")
 set(spec_args)
-if(EXISTS "${spec}")
+if(MODEL MATCHES "\\.pds$" AND EXISTS "${spec}")
   set(spec_args --spec "${spec}")
 endif()
 

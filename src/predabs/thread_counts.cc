@@ -1,0 +1,123 @@
+#include "predabs/thread_counts.h"
+
+#include <algorithm>
+
+#include "common/diagnostics.h"
+
+namespace druba::predabs {
+
+ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
+                               std::uint32_t max_threads) {
+  ThreadCounts counts;
+  if (text.empty()) {
+    counts.first = counts.last = program.NumThreads();
+    return counts;
+  }
+  std::string digits = text;
+  if (digits.size() > 2 && digits.ends_with("..")) {
+    counts.every_count_from_first = true;
+    digits.resize(digits.size() - 2);
+  }
+  if (digits.empty() || digits.size() > 4 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw InputError({"--threads", 0, 0},
+                     "expected N or N.. (N a thread count), not '" + text + "'");
+  }
+  counts.first = static_cast<std::uint32_t>(std::stoul(digits));
+  if (counts.first == 0) {
+    throw InputError({"--threads", 0, 0}, "the thread count must be at least 1");
+  }
+  if (program.templates.size() != 1 && counts.first != program.NumThreads()) {
+    throw InputError({"--threads", 0, 0},
+                     "the model has several thread templates; their counts are fixed in the file");
+  }
+  if (counts.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
+    throw InputError({"--threads", 0, 0},
+                     "--threads N.. needs a symmetric program: one thread template, no `self` and "
+                     "no fixed thread index in the code or the abstraction");
+  }
+  counts.last =
+      counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;
+  return counts;
+}
+
+ChosenAbstraction ChooseAbstraction(const Program& program, const std::string& name,
+                                    const ThreadCounts& counts) {
+  ChosenAbstraction chosen;
+  if (!name.empty()) {
+    for (const AbstractionSpec& a : program.abstractions) {
+      if (a.name == name) chosen.block = &a;
+    }
+    if (chosen.block == nullptr) {
+      throw InputError({"--abstraction", 0, 0},
+                       "the model has no abstraction named '" + name + "'");
+    }
+    return chosen;
+  }
+  if (!program.abstractions.empty()) {
+    chosen.block = &program.abstractions.front();
+    return chosen;
+  }
+  // Every thread's location (one thread's for N..: the others are interchangeable).
+  AbstractionSpec& locations = chosen.locations;
+  locations.name = "(default: locations)";
+  const std::uint32_t tracked = counts.every_count_from_first ? 1 : counts.first;
+  for (std::uint32_t t = 0; t < tracked; ++t) {
+    locations.pcs.push_back({t == 0 ? std::nullopt : std::optional<std::uint32_t>(t)});
+  }
+  locations.symmetric = tracked == 1;
+  return chosen;
+}
+
+namespace {
+
+bool SameSet(const StateStore& a, const StateStore& b) {
+  if (a.size() != b.size()) return false;
+  for (std::uint32_t id = 0; id < a.size(); ++id) {
+    if (!b.Find(a.Get(id))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec& spec,
+                                   const ThreadCounts& counts, unsigned solver_timeout_ms,
+                                   LimitWatch* limits,
+                                   const std::function<CountOutcome(std::uint32_t)>& run_one) {
+  ThreadCountsResult out;
+  const StateStore* previous = nullptr;
+  for (std::uint32_t n = counts.first; n <= counts.last; ++n) {
+    const CountOutcome one = run_one(n);
+    out.verdict = one.verdict;
+    out.reason = one.reason;
+    if (!counts.every_count_from_first || one.verdict != Verdict::kSafe) break;
+    const StateStore* set = one.abstract_states;
+    if (previous == nullptr || !SameSet(*previous, *set)) {
+      if (previous != nullptr) {
+        out.verdict = Verdict::kUnknown;
+        out.reason = "the abstract set still changed from " + std::to_string(n - 1) + " to " +
+                     std::to_string(n) + " threads (--max-threads " + std::to_string(counts.last) +
+                     ")";
+      }
+      previous = set;
+      continue;
+    }
+    out.all = CheckAllThreadCounts(program, spec, *set, counts.first, solver_timeout_ms, limits);
+    if (out.all->closed) {
+      out.verdict = Verdict::kSafe;
+      out.reason = "safe for every thread count >= " + std::to_string(counts.first) +
+                   ": the abstract sets for " + std::to_string(n - 1) + " and " +
+                   std::to_string(n) +
+                   " threads agree, every initial abstract state is reached, and the set is "
+                   "closed under the actions that disrespect the abstraction across thread counts";
+    } else {
+      out.verdict = Verdict::kUnknown;
+      out.reason = "every thread count: " + out.all->reason;
+    }
+    break;
+  }
+  return out;
+}
+
+}  // namespace druba::predabs
