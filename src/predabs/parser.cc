@@ -186,11 +186,12 @@ class Parser {
     const Int v = DecimalLiteral(tokens_[pos_++].text);
     return negative ? Int(-v) : v;
   }
-  std::uint32_t ExpectSmall(const char* what, std::uint32_t max) {
+  std::uint32_t ExpectSmall(const char* what, std::uint32_t min, std::uint32_t max) {
     const Token& t = Cur();
     const Int v = ExpectNumber(what);
-    if (v < 0 || v > max) {
-      Fail(t, std::string(what) + " must be between 0 and " + std::to_string(max));
+    if (v < min || v > max) {
+      Fail(t, std::string(what) + " must be between " + std::to_string(min) + " and " +
+                  std::to_string(max));
     }
     return static_cast<std::uint32_t>(v);
   }
@@ -261,7 +262,7 @@ class Parser {
     for (const ThreadTemplate& other : program_.templates) {
       if (other.name == t.name) Fail(kw, "thread '" + t.name + "' is declared twice");
     }
-    if (Accept("*")) t.count = ExpectSmall("a thread count", 1000);
+    if (Accept("*")) t.count = ExpectSmall("a thread count", 1, 1000);
     t.first = static_cast<std::uint32_t>(program_.statements.size());
     const auto template_index = static_cast<std::uint32_t>(program_.templates.size());
     Expect("{");
@@ -504,7 +505,7 @@ class Parser {
         Expect("pc");
         TrackedPc pc;
         if (Accept("[")) {
-          pc.thread = ExpectSmall("a thread index", 1000);
+          pc.thread = ExpectSmall("a thread index", 0, 1000);
           Expect("]");
           spec.symmetric = false;
         }

@@ -92,7 +92,12 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { choose { x := 1 }; }",
        "m.drb:1:43: error: 'choose' needs at least two blocks joined by 'or'"},
       {"shared int x; thread T * 1001 { x := 1; }",
-       "m.drb:1:26: error: a thread count must be between 0 and 1000"},
+       "m.drb:1:26: error: a thread count must be between 1 and 1000"},
+      // Zero threads crashed the explorer (found by scripts/census).
+      {"shared int x; thread T * 0 { x := 1; }",
+       "m.drb:1:26: error: a thread count must be between 1 and 1000"},
+      {"shared int x; thread T * 00 { x := 1; }",
+       "m.drb:1:26: error: a thread count must be between 1 and 1000"},
       {"shared int x;",
        "m.drb:1:14: error: the model declares no thread (expected 'thread NAME { ... }')"},
       {"thread T { } ", "m.drb:1:1: error: thread 'T' has no statement"},
