@@ -202,128 +202,143 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     case Expr::Kind::kBinary: {
       if (!count.fixed && IsComparison(e.op) &&
           (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount)) {
-        const bool left = e.args[0]->kind == Expr::Kind::kCount;
-        const Expr& c = *e.args[left ? 0 : 1];
-        const Expr& other = *e.args[left ? 1 : 0];
-        if (other.kind != Expr::Kind::kNumber) {
-          throw InputError(e.where,
-                           "with the thread count left symbolic, count(...) must be "
-                           "compared with a number");
-        }
-        Expr::Op op = e.op;  // normalise to count OP k
-        if (!left) {
-          op = op == Expr::Op::kLt   ? Expr::Op::kGt
-               : op == Expr::Op::kLe ? Expr::Op::kGe
-               : op == Expr::Op::kGt ? Expr::Op::kLt
-               : op == Expr::Op::kGe ? Expr::Op::kLe
-                                     : op;
-        }
-        const Int& k = other.value;
-        if (errors != nullptr) QuantifiedErrors(c, state, count, self, slots, errors);
-        const auto at_least = [&](const Int& m) {
-          return AtLeast(c, m, state, count, self, slots);
-        };
-        switch (op) {
-          case Expr::Op::kGe:
-            return at_least(k);
-          case Expr::Op::kGt:
-            return at_least(k + 1);
-          case Expr::Op::kLe:
-            return s_.Not(at_least(k + 1));
-          case Expr::Op::kLt:
-            return s_.Not(at_least(k));
-          case Expr::Op::kEq:
-            return s_.And({at_least(k), s_.Not(at_least(k + 1))});
-          default:
-            return s_.Not(s_.And({at_least(k), s_.Not(at_least(k + 1))}));
-        }
+        return CompareCount(e, state, count, self, slots, errors);
       }
       const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
       const Term b = EvalIn(*e.args[1], state, count, self, slots, errors);
-      switch (e.op) {
-        case Expr::Op::kAdd:
-          return s_.Apply(Fn::kAdd, {a, b});
-        case Expr::Op::kSub:
-          return s_.Apply(Fn::kSub, {a, b});
-        case Expr::Op::kMul:
-          return s_.Apply(Fn::kMul, {a, b});
-        case Expr::Op::kDiv:
-        case Expr::Op::kMod:
-          if (errors != nullptr) errors->push_back(s_.Eq(b, s_.Num(0)));
-          return s_.Apply(e.op == Expr::Op::kDiv ? Fn::kDiv : Fn::kMod, {a, b});
-        case Expr::Op::kEq:
-          return s_.Eq(a, b);
-        case Expr::Op::kNe:
-          return s_.Not(s_.Eq(a, b));
-        case Expr::Op::kLt:
-          return s_.Lt(a, b);
-        case Expr::Op::kLe:
-          return s_.Le(a, b);
-        case Expr::Op::kGt:
-          return s_.Lt(b, a);
-        case Expr::Op::kGe:
-          return s_.Le(b, a);
-        case Expr::Op::kAnd:
-          return s_.And({a, b});
-        case Expr::Op::kOr:
-          return s_.Or({a, b});
-        case Expr::Op::kImplies:
-          return s_.Implies(a, b);
-        default:
-          break;
-      }
-      throw std::logic_error("Encoder: bad binary operator");
+      return ApplyBinary(e.op, a, b, errors);
     }
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:
-    case Expr::Kind::kCount: {
-      // Inside a statement, a runtime error in the body for any thread the quantifier ranges
-      // over is an error of the statement (the interpreter evaluates every body).
-      if (count.fixed) {
-        std::vector<Term> parts;
-        for (std::uint32_t c = 0; c < *count.fixed; ++c) {
-          slots[e.var] = s_.Num(c);
-          std::vector<Term> body_errors;
-          Term body = EvalIn(*e.args[0], state, count, self, slots,
-                             errors != nullptr ? &body_errors : nullptr);
-          const Term other = s_.Not(s_.Eq(s_.Num(c), self));
-          if (errors != nullptr && !body_errors.empty()) {
-            const Term err = s_.Or(body_errors);
-            errors->push_back(e.exclude_self ? s_.And({other, err}) : err);
-          }
-          if (e.kind == Expr::Kind::kForall) {
-            parts.push_back(e.exclude_self ? s_.Implies(other, body) : body);
-          } else {
-            if (e.exclude_self) body = s_.And({other, body});
-            parts.push_back(e.kind == Expr::Kind::kExists ? body
-                                                          : s_.Ite(body, s_.Num(1), s_.Num(0)));
-          }
-        }
-        if (e.kind == Expr::Kind::kForall) return s_.And(parts);
-        if (e.kind == Expr::Kind::kExists) return s_.Or(parts);
-        Term sum = s_.Num(0);
-        for (const Term p : parts) sum = s_.Apply(Fn::kAdd, {sum, p});
-        return sum;
-      }
-      if (e.kind == Expr::Kind::kCount) {
-        throw InputError(e.where,
-                         "with the thread count left symbolic, count(...) must be "
-                         "compared with a number");
-      }
-      if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
-      const Term i = FreshThread(count, "q");
-      slots[e.var] = i;
-      const Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);
-      std::vector<Term> guard{InRange(i, count)};
-      if (e.exclude_self) guard.push_back(s_.Not(s_.Eq(i, self)));
-      if (e.kind == Expr::Kind::kForall) {
-        return s_.Quantify(true, i, s_.Implies(s_.And(guard), body));
-      }
-      guard.push_back(body);
-      return s_.Quantify(false, i, s_.And(guard));
-    }
+    case Expr::Kind::kCount:
+      return count.fixed ? ExpandQuantifier(e, state, count, self, slots, errors)
+                         : QuantifySymbolically(e, state, count, self, slots, errors);
   }
   throw std::logic_error("Encoder: bad expression");
+}
+
+Term Encoder::ApplyBinary(Expr::Op op, Term a, Term b, std::vector<Term>* errors) {
+  switch (op) {
+    case Expr::Op::kAdd:
+      return s_.Apply(Fn::kAdd, {a, b});
+    case Expr::Op::kSub:
+      return s_.Apply(Fn::kSub, {a, b});
+    case Expr::Op::kMul:
+      return s_.Apply(Fn::kMul, {a, b});
+    case Expr::Op::kDiv:
+    case Expr::Op::kMod:
+      if (errors != nullptr) errors->push_back(s_.Eq(b, s_.Num(0)));
+      return s_.Apply(op == Expr::Op::kDiv ? Fn::kDiv : Fn::kMod, {a, b});
+    case Expr::Op::kEq:
+      return s_.Eq(a, b);
+    case Expr::Op::kNe:
+      return s_.Not(s_.Eq(a, b));
+    case Expr::Op::kLt:
+      return s_.Lt(a, b);
+    case Expr::Op::kLe:
+      return s_.Le(a, b);
+    case Expr::Op::kGt:
+      return s_.Lt(b, a);
+    case Expr::Op::kGe:
+      return s_.Le(b, a);
+    case Expr::Op::kAnd:
+      return s_.And({a, b});
+    case Expr::Op::kOr:
+      return s_.Or({a, b});
+    case Expr::Op::kImplies:
+      return s_.Implies(a, b);
+    default:
+      break;
+  }
+  throw std::logic_error("Encoder: bad binary operator");
+}
+
+Term Encoder::CompareCount(const Expr& e, const SymState& state, const ThreadCount& count,
+                           Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
+  const bool left = e.args[0]->kind == Expr::Kind::kCount;
+  const Expr& c = *e.args[left ? 0 : 1];
+  const Expr& other = *e.args[left ? 1 : 0];
+  if (other.kind != Expr::Kind::kNumber) {
+    throw InputError(e.where,
+                     "with the thread count left symbolic, count(...) must be "
+                     "compared with a number");
+  }
+  Expr::Op op = e.op;  // normalise to count OP k
+  if (!left) {
+    op = op == Expr::Op::kLt   ? Expr::Op::kGt
+         : op == Expr::Op::kLe ? Expr::Op::kGe
+         : op == Expr::Op::kGt ? Expr::Op::kLt
+         : op == Expr::Op::kGe ? Expr::Op::kLe
+                               : op;
+  }
+  const Int& k = other.value;
+  if (errors != nullptr) QuantifiedErrors(c, state, count, self, slots, errors);
+  const auto at_least = [&](const Int& m) { return AtLeast(c, m, state, count, self, slots); };
+  switch (op) {
+    case Expr::Op::kGe:
+      return at_least(k);
+    case Expr::Op::kGt:
+      return at_least(k + 1);
+    case Expr::Op::kLe:
+      return s_.Not(at_least(k + 1));
+    case Expr::Op::kLt:
+      return s_.Not(at_least(k));
+    case Expr::Op::kEq:
+      return s_.And({at_least(k), s_.Not(at_least(k + 1))});
+    default:
+      return s_.Not(s_.And({at_least(k), s_.Not(at_least(k + 1))}));
+  }
+}
+
+Term Encoder::ExpandQuantifier(const Expr& e, const SymState& state, const ThreadCount& count,
+                               Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
+  // Inside a statement, a runtime error in the body for any thread the quantifier ranges over is
+  // an error of the statement (the interpreter evaluates every body).
+  std::vector<Term> parts;
+  for (std::uint32_t c = 0; c < *count.fixed; ++c) {
+    slots[e.var] = s_.Num(c);
+    std::vector<Term> body_errors;
+    Term body =
+        EvalIn(*e.args[0], state, count, self, slots, errors != nullptr ? &body_errors : nullptr);
+    const Term other = s_.Not(s_.Eq(s_.Num(c), self));
+    if (errors != nullptr && !body_errors.empty()) {
+      const Term err = s_.Or(body_errors);
+      errors->push_back(e.exclude_self ? s_.And({other, err}) : err);
+    }
+    if (e.kind == Expr::Kind::kForall) {
+      parts.push_back(e.exclude_self ? s_.Implies(other, body) : body);
+    } else {
+      if (e.exclude_self) body = s_.And({other, body});
+      parts.push_back(e.kind == Expr::Kind::kExists ? body : s_.Ite(body, s_.Num(1), s_.Num(0)));
+    }
+  }
+  if (e.kind == Expr::Kind::kForall) return s_.And(parts);
+  if (e.kind == Expr::Kind::kExists) return s_.Or(parts);
+  Term sum = s_.Num(0);
+  for (const Term p : parts) sum = s_.Apply(Fn::kAdd, {sum, p});
+  return sum;
+}
+
+Term Encoder::QuantifySymbolically(const Expr& e, const SymState& state, const ThreadCount& count,
+                                   Term self, std::vector<Term>& slots,
+                                   std::vector<Term>* errors) {
+  if (e.kind == Expr::Kind::kCount) {
+    throw InputError(e.where,
+                     "with the thread count left symbolic, count(...) must be "
+                     "compared with a number");
+  }
+  // A runtime error in the body for any thread in range is an error of the statement.
+  if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
+  const Term i = FreshThread(count, "q");
+  slots[e.var] = i;
+  const Term body = EvalIn(*e.args[0], state, count, self, slots, nullptr);
+  std::vector<Term> guard{InRange(i, count)};
+  if (e.exclude_self) guard.push_back(s_.Not(s_.Eq(i, self)));
+  if (e.kind == Expr::Kind::kForall) {
+    return s_.Quantify(true, i, s_.Implies(s_.And(guard), body));
+  }
+  guard.push_back(body);
+  return s_.Quantify(false, i, s_.And(guard));
 }
 
 Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {

@@ -93,6 +93,16 @@ class Encoder {
   Term Finish(const Ctx& ctx, const Env& env, Term target);
   Term EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
               std::vector<Term>& slots, std::vector<Term>* errors);
+  Term ApplyBinary(Expr::Op op, Term a, Term b, std::vector<Term>* errors);
+  // count(...) OP k with the thread count left symbolic.
+  Term CompareCount(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                    std::vector<Term>& slots, std::vector<Term>* errors);
+  // forall, exists and count over a fixed number of threads: one term per thread.
+  Term ExpandQuantifier(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                        std::vector<Term>& slots, std::vector<Term>* errors);
+  // forall and exists over a symbolic number of threads: a solver quantifier.
+  Term QuantifySymbolically(const Expr& e, const SymState& state, const ThreadCount& count,
+                            Term self, std::vector<Term>& slots, std::vector<Term>* errors);
   Term AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,
                Term self, std::vector<Term>& slots);
   // In a statement: "the body of quantifier `e` fails for some thread in its range".

@@ -19,6 +19,46 @@ Int EuclidDiv(const Int& a, const Int& b) {
   return q;
 }
 
+// A binary operator on two values (both operands were evaluated: a runtime error in either is an
+// error, as in the solver encoding).
+Int ApplyBinary(Expr::Op op, const Int& a, const Int& b) {
+  switch (op) {
+    case Expr::Op::kAdd:
+      return a + b;
+    case Expr::Op::kSub:
+      return a - b;
+    case Expr::Op::kMul:
+      return a * b;
+    case Expr::Op::kDiv:
+      if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+      return EuclidDiv(a, b);
+    case Expr::Op::kMod:
+      if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+      return a - b * EuclidDiv(a, b);
+    case Expr::Op::kEq:
+      return a == b ? 1 : 0;
+    case Expr::Op::kNe:
+      return a != b ? 1 : 0;
+    case Expr::Op::kLt:
+      return a < b ? 1 : 0;
+    case Expr::Op::kLe:
+      return a <= b ? 1 : 0;
+    case Expr::Op::kGt:
+      return a > b ? 1 : 0;
+    case Expr::Op::kGe:
+      return a >= b ? 1 : 0;
+    case Expr::Op::kAnd:
+      return a != 0 && b != 0 ? 1 : 0;
+    case Expr::Op::kOr:
+      return a != 0 || b != 0 ? 1 : 0;
+    case Expr::Op::kImplies:
+      return a == 0 || b != 0 ? 1 : 0;
+    default:
+      break;
+  }
+  throw std::logic_error("Eval: bad binary operator");
+}
+
 }  // namespace
 
 Word ValueTable::Encode(const Int& value) {
@@ -100,63 +140,29 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
       const Int v = EvalIn(*e.args[0], state, self, slots);
       return e.op == Expr::Op::kNot ? Int(v == 0 ? 1 : 0) : Int(-v);
     }
-    case Expr::Kind::kBinary: {
-      // Both operands are evaluated (no short-circuit): a runtime error in either is an error,
-      // as in the solver encoding.
-      const Int a = EvalIn(*e.args[0], state, self, slots);
-      const Int b = EvalIn(*e.args[1], state, self, slots);
-      switch (e.op) {
-        case Expr::Op::kAdd:
-          return a + b;
-        case Expr::Op::kSub:
-          return a - b;
-        case Expr::Op::kMul:
-          return a * b;
-        case Expr::Op::kDiv:
-          if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
-          return EuclidDiv(a, b);
-        case Expr::Op::kMod:
-          if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
-          return a - b * EuclidDiv(a, b);
-        case Expr::Op::kEq:
-          return a == b ? 1 : 0;
-        case Expr::Op::kNe:
-          return a != b ? 1 : 0;
-        case Expr::Op::kLt:
-          return a < b ? 1 : 0;
-        case Expr::Op::kLe:
-          return a <= b ? 1 : 0;
-        case Expr::Op::kGt:
-          return a > b ? 1 : 0;
-        case Expr::Op::kGe:
-          return a >= b ? 1 : 0;
-        case Expr::Op::kAnd:
-          return a != 0 && b != 0 ? 1 : 0;
-        case Expr::Op::kOr:
-          return a != 0 || b != 0 ? 1 : 0;
-        case Expr::Op::kImplies:
-          return a == 0 || b != 0 ? 1 : 0;
-        default:
-          break;
-      }
-      throw std::logic_error("Eval: bad binary operator");
-    }
+    case Expr::Kind::kBinary:
+      return ApplyBinary(e.op, EvalIn(*e.args[0], state, self, slots),
+                         EvalIn(*e.args[1], state, self, slots));
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:
-    case Expr::Kind::kCount: {
-      Int count = 0;
-      for (std::uint32_t i = 0; i < n_; ++i) {
-        if (e.exclude_self && i == self) continue;
-        slots[e.var] = i;
-        if (EvalIn(*e.args[0], state, self, slots) != 0) ++count;  // every body is evaluated
-      }
-      const std::uint32_t range = e.exclude_self ? n_ - 1 : n_;
-      if (e.kind == Expr::Kind::kForall) return count == range ? 1 : 0;
-      if (e.kind == Expr::Kind::kExists) return count > 0 ? 1 : 0;
-      return count;
-    }
+    case Expr::Kind::kCount:
+      return EvalQuantifier(e, state, self, slots);
   }
   throw std::logic_error("Eval: bad expression");
+}
+
+Int IntModel::EvalQuantifier(const Expr& e, StateView state, std::uint32_t self,
+                             std::vector<Int>& slots) const {
+  Int count = 0;
+  for (std::uint32_t i = 0; i < n_; ++i) {
+    if (e.exclude_self && i == self) continue;
+    slots[e.var] = i;
+    if (EvalIn(*e.args[0], state, self, slots) != 0) ++count;  // every body is evaluated
+  }
+  const std::uint32_t range = e.exclude_self ? n_ - 1 : n_;
+  if (e.kind == Expr::Kind::kForall) return count == range ? 1 : 0;
+  if (e.kind == Expr::Kind::kExists) return count > 0 ? 1 : 0;
+  return count;
 }
 
 bool IntModel::AnyThreadFailed(StateView state) const {
@@ -225,28 +231,9 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
       const Op& op = (*block)[index++];
       const StateView now(env.words);
       switch (op.kind) {
-        case Op::Kind::kAssign: {
-          std::vector<Int> values;
-          values.reserve(op.exprs.size());
-          for (const ExprPtr& expr : op.exprs) {
-            values.push_back(EvalIn(*expr, now, env.thread, slots));
-          }
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const Op::Target& target = op.targets[i];
-            const Variable& var =
-                target.local ? program_.locals[target.var] : program_.shared[target.var];
-            if (var.type == Type::kNat && values[i] < 0) {
-              fail(Failure::kNegativeNat);  // nothing of this step is written
-              return;
-            }
-          }
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const Op::Target& target = op.targets[i];
-            const std::size_t slot = target.local ? LocalSlot(env.thread, target.var) : target.var;
-            env.words[slot] = values_.Encode(values[i]);
-          }
+        case Op::Kind::kAssign:
+          Assign(op, env, slots);
           break;
-        }
         case Op::Kind::kAssume:
           if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) return;
           break;
@@ -278,6 +265,24 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
     }
   } catch (const RuntimeFailure& failure) {
     fail(failure.kind);
+  }
+}
+
+void IntModel::Assign(const Op& op, Env& env, std::vector<Int>& slots) {
+  const StateView now(env.words);
+  std::vector<Int> values;
+  values.reserve(op.exprs.size());
+  for (const ExprPtr& expr : op.exprs) values.push_back(EvalIn(*expr, now, env.thread, slots));
+  for (std::size_t i = 0; i < op.targets.size(); ++i) {
+    const Op::Target& target = op.targets[i];
+    const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
+    // Nothing of this step is written.
+    if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure{Failure::kNegativeNat};
+  }
+  for (std::size_t i = 0; i < op.targets.size(); ++i) {
+    const Op::Target& target = op.targets[i];
+    const std::size_t slot = target.local ? LocalSlot(env.thread, target.var) : target.var;
+    env.words[slot] = values_.Encode(values[i]);
   }
 }
 
