@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -31,9 +32,10 @@ struct ModelKind {
   const char* name;       // "a CPDS model", in messages
   const char* group;      // the option group's title in --help
   const char* extension;  // "" matches every name the kinds before it did not
+  int (*run)(const druba::cli::RunOptions&, const std::atomic<bool>*);  // verify, test, replay
 };
-constexpr ModelKind kDrb{"a .drb program", ".drb programs", ".drb"};
-constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", ""};
+constexpr ModelKind kDrb{"a .drb program", ".drb programs", ".drb", druba::cli::RunDrb};
+constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", "", druba::cli::RunCpds};
 constexpr ModelKind kKinds[] = {kDrb, kCpds};
 
 const ModelKind& KindOf(const std::string& model) {
@@ -147,13 +149,7 @@ void CheckKindOptions(const std::string& model) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"druba: delay-bounded testing that grows into verification"};
-  app.require_subcommand(1);
-  druba::cli::RunOptions options;
-
+void AddVerify(CLI::App& app, druba::cli::RunOptions& options) {
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
   AddCommonOptions(verify, options);
@@ -173,21 +169,22 @@ int main(int argc, char** argv) {
                    "(default): joint for CPDS, off for .drb (each abstract successor there is a "
                    "solver query, dearer than most explorations)")
       ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
-  CLI::Option_group* verify_cpds = KindGroup(verify, kCpds);
-  CLI::Option_group* verify_drb = KindGroup(verify, kDrb);
-  verify_cpds
-      ->add_option("--upper-bound-share", options.upper_bound_share,
+  CLI::Option_group* cpds = KindGroup(verify, kCpds);
+  CLI::Option_group* drb = KindGroup(verify, kDrb);
+  cpds->add_option("--upper-bound-share", options.upper_bound_share,
                    "without a target, O is computed alongside the exploration with at most this "
                    "share of its successor calls, so that it never slows a run the plateau proof "
                    "answers by much more (default 0.125; a large number computes O first)")
       ->check(CLI::PositiveNumber);
-  verify_drb->add_option("--max-value", options.max_value,
-                         "explicit: a variable beyond +-this ends the search with 'unknown' "
-                         "(default 100)");
-  verify_cpds->add_option("--max-stack", options.max_stack,
-                          "explicit: a stack deeper than this ends the search with 'unknown' "
-                          "(default 64)");
+  drb->add_option("--max-value", options.max_value,
+                  "explicit: a variable beyond +-this ends the search with 'unknown' "
+                  "(default 100)");
+  cpds->add_option("--max-stack", options.max_stack,
+                   "explicit: a stack deeper than this ends the search with 'unknown' "
+                   "(default 64)");
+}
 
+CLI::App* AddTest(CLI::App& app, druba::cli::RunOptions& options) {
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");
   AddCommonOptions(test, options);
@@ -197,56 +194,38 @@ int main(int argc, char** argv) {
                    "smallest that exposes a violation is reported");
   test->add_option("--max-delays", options.max_delays,
                    "the largest delay budget iterative deepening tries (default 10)");
+  return test;
+}
 
+CLI::App* AddReplay(CLI::App& app, druba::cli::RunOptions& options) {
   CLI::App* replay = app.add_subcommand(
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
   replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
   replay->add_option("--trace", options.replay_trace, "the trace file")->required();
   AddCpdsInputOptions(KindGroup(replay, kCpds), options);
+  return replay;
+}
 
-  druba::cli::ComposeOptions compose_options;
+CLI::App* AddCompose(CLI::App& app, druba::cli::ComposeOptions& options) {
   CLI::App* compose = app.add_subcommand(
       "compose", "build a CPDS instance from the PDA blocks (thread templates) of another file");
-  compose->add_option("from", compose_options.from, "the .pds whose blocks are the templates")
-      ->required();
+  compose->add_option("from", options.from, "the .pds whose blocks are the templates")->required();
   compose
-      ->add_option("--blocks", compose_options.blocks,
+      ->add_option("--blocks", options.blocks,
                    "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
       ->required()
       ->delimiter(',');
-  compose->add_option("--init", compose_options.init, "the initial state 'g|w0,w1,...'")
+  compose->add_option("--init", options.init, "the initial state 'g|w0,w1,...'")->required();
+  compose->add_option("-o,--out", options.out, "OUT.pds; OUT.init is written beside it")
       ->required();
-  compose->add_option("-o,--out", compose_options.out, "OUT.pds; OUT.init is written beside it")
-      ->required();
+  return compose;
+}
 
+// Runs the parsed command and maps its outcome to the exit code: the verdict's, or an input
+// error (2), a report that could not be written (3) or an internal error (6).
+int Run(const std::function<int()>& command) {
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : druba::exit_code::kUsage;
-  }
-  options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
-  // SIGINT, SIGTERM (timeout, schedulers, CI) and SIGHUP end a run cleanly: `unknown`, the
-  // statistics and a valid report, exit 5.
-  std::signal(SIGINT, OnInterrupt);
-  std::signal(SIGTERM, OnInterrupt);
-  std::signal(SIGHUP, OnInterrupt);
-  if (isatty(STDERR_FILENO) != 0) options.progress = true;
-  if (options.model.ends_with(".drb") && options.upper_bound == "static") {
-    std::cerr << "--upper-bound static: the static relation is for CPDS models (a .drb model's "
-                 "upper bound is the all-SAT post: --upper-bound joint)\n";
-    return druba::exit_code::kUsage;
-  }
-  try {
-    if (!compose->parsed()) CheckKindOptions(options.model);
-    int code = 0;
-    if (compose->parsed()) {
-      code = druba::cli::RunCompose(compose_options);
-    } else if (options.model.ends_with(".drb")) {
-      code = druba::cli::RunDrb(options, &g_interrupted);
-    } else {
-      code = druba::cli::RunCpds(options, &g_interrupted);
-    }
+    const int code = command();
     std::cout.flush();
     if (!std::cout) {  // e.g. a full disk: the verdict was not delivered
       std::cerr << "druba: cannot write the report to standard output\n";
@@ -263,4 +242,40 @@ int main(int argc, char** argv) {
     std::cerr << "druba: internal error: " << e.what() << "\n";
     return druba::exit_code::kInternal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"druba: delay-bounded testing that grows into verification"};
+  app.require_subcommand(1);
+  druba::cli::RunOptions options;
+  druba::cli::ComposeOptions compose_options;
+  AddVerify(app, options);
+  const CLI::App* test = AddTest(app, options);
+  const CLI::App* replay = AddReplay(app, options);
+  const CLI::App* compose = AddCompose(app, compose_options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : druba::exit_code::kUsage;
+  }
+  if (compose->parsed()) return Run([&] { return druba::cli::RunCompose(compose_options); });
+  options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
+  // SIGINT, SIGTERM (timeout, schedulers, CI) and SIGHUP end a run cleanly: `unknown`, the
+  // statistics and a valid report, exit 5.
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  std::signal(SIGHUP, OnInterrupt);
+  if (isatty(STDERR_FILENO) != 0) options.progress = true;
+  if (options.model.ends_with(".drb") && options.upper_bound == "static") {
+    std::cerr << "--upper-bound static: the static relation is for CPDS models (a .drb model's "
+                 "upper bound is the all-SAT post: --upper-bound joint)\n";
+    return druba::exit_code::kUsage;
+  }
+  return Run([&] {
+    CheckKindOptions(options.model);
+    return KindOf(options.model).run(options, &g_interrupted);
+  });
 }
