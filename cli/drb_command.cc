@@ -95,6 +95,55 @@ SandwichSetup DrbSandwich(const PredicateAbstraction& abs) {
   return setup;
 }
 
+// Every reached abstract state with an unreached successor under a disrespecting action (up to
+// `max`), not only the first the closure test met: they help choose better predicates.
+std::vector<std::string> ClosureBreaks(PredicateAbstraction& abs, const StateStore& set,
+                                       std::size_t max) {
+  std::vector<std::string> breaks;
+  std::string undecided;
+  for (const predabs::ActionClass& c : abs.Classes()) {
+    if (c.respects || !undecided.empty()) continue;
+    for (std::uint32_t id = 0; id < set.size() && undecided.empty(); ++id) {
+      abs.Successors(
+          c, set.Get(id), set,
+          [&](StateView to) {
+            if (set.Find(to) || breaks.size() >= max) return;
+            breaks.push_back(
+                "(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) + ") under " +
+                abs.DescribeAction(c.other ? predabs::kOtherThread : c.thread, c.stmt));
+          },
+          &undecided);
+    }
+  }
+  return breaks;
+}
+
+// A violation's trace as the report shows it: each step's statement, its source line, the
+// variables it changed and, on the failing step, why it failed.
+std::vector<TraceLine> TraceLines(const predabs::Program& program, IntModel& model,
+                                  const std::vector<TraceStep>& steps) {
+  std::vector<TraceLine> lines;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const TraceStep& s = steps[i];
+    TraceLine line{s.kind, s.thread, "",       0,
+                   "",     s.rounds, s.delays, model.DescribeState(StateView(s.state)),
+                   "",     ""};
+    if (s.kind == TraceStep::Kind::kStep) {
+      const predabs::Statement& st = program.statements[s.action];
+      line.label = st.label;
+      line.line = st.where.line;
+      line.statement = st.text;
+      line.changes = model.DescribeChanges(StateView(steps[i - 1].state), StateView(s.state));
+      if (s.state[model.PcSlot(s.thread)] == program.error_pc) {
+        line.failure =
+            FailureText(model.FailureOf(StateView(steps[i - 1].state), s.thread, s.action));
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 OneRun RunOne(const RunOptions& options, const predabs::Program& program,
               const predabs::AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits,
               bool fixed_count) {
@@ -157,43 +206,10 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
     out.closure_from = abs.Describe(StateView(f.from));
     out.closure_action = abs.DescribeAction(f.thread, f.action);
     out.closure_to = abs.Describe(StateView(f.to));
-    // Every break of closure, not only the first, to help choose better predicates.
-    std::string undecided;
-    for (const predabs::ActionClass& c : abs.Classes()) {
-      if (c.respects || !undecided.empty()) continue;
-      for (std::uint32_t id = 0; id < set.size() && undecided.empty(); ++id) {
-        abs.Successors(
-            c, set.Get(id), set,
-            [&](StateView to) {
-              if (set.Find(to) || out.all_failures.size() >= 20) return;
-              out.all_failures.push_back(
-                  "(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) + ") under " +
-                  abs.DescribeAction(c.other ? predabs::kOtherThread : c.thread, c.stmt));
-            },
-            &undecided);
-      }
-    }
+    out.all_failures = ClosureBreaks(abs, set, 20);
   }
   if (out.result.violation_record) {
-    const std::vector<TraceStep> steps = run.Trace(*out.result.violation_record);
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      const TraceStep& s = steps[i];
-      TraceLine line{s.kind, s.thread, "",       0,
-                     "",     s.rounds, s.delays, model.DescribeState(StateView(s.state)),
-                     "",     ""};
-      if (s.kind == TraceStep::Kind::kStep) {
-        const predabs::Statement& st = program.statements[s.action];
-        line.label = st.label;
-        line.line = st.where.line;
-        line.statement = st.text;
-        line.changes = model.DescribeChanges(StateView(steps[i - 1].state), StateView(s.state));
-        if (s.state[model.PcSlot(s.thread)] == program.error_pc) {
-          line.failure =
-              FailureText(model.FailureOf(StateView(steps[i - 1].state), s.thread, s.action));
-        }
-      }
-      out.trace.push_back(std::move(line));
-    }
+    out.trace = TraceLines(program, model, run.Trace(*out.result.violation_record));
   }
   return out;
 }
@@ -387,35 +403,24 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
   return exit_code::kViolation;
 }
 
-}  // namespace
+// Everything a `.drb` run reports, for the report writers below.
+struct DrbReport {
+  const RunOptions& options;
+  const predabs::Program& program;
+  const predabs::AbstractionSpec& spec;
+  const predabs::ThreadCounts& threads;
+  const predabs::ThreadCountsResult& counts;
+  const std::vector<OneRun>& runs;  // one per thread count run; the last answers
+  double time_s;
+};
 
-int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
-  const predabs::Program program =
-      predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
-  if (options.command == "replay") return Replay(options, program);
-  const predabs::ThreadCounts threads =
-      predabs::ParseThreadCounts(options.threads, program, options.max_threads);
-  const predabs::ChosenAbstraction chosen =
-      predabs::ChooseAbstraction(program, options.abstraction, threads);
-  const predabs::AbstractionSpec* spec = &chosen.spec();
-  if (threads.every_count_from_first && options.command == "test") {
-    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
-  }
-  LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  Stopwatch clock;
-
-  std::vector<OneRun> runs;
-  const predabs::ThreadCountsResult counts = predabs::RunThreadCounts(
-      program, *spec, threads, options.solver_timeout_ms, &limits, [&](std::uint32_t n) {
-        runs.push_back(RunOne(options, program, *spec, n, limits, !threads.every_count_from_first));
-        return predabs::CountOutcome{runs.back().result.verdict, runs.back().result.reason,
-                                     runs.back().set.get()};
-      });
-  const Verdict verdict = counts.verdict;
-  const std::string& reason = counts.reason;
-  const std::optional<predabs::AllCountsResult>& all = counts.all;
-  const OneRun& final_run = runs.back();
-
+// --dump-abstract, --trace-out, --dot and --schedule-svg.
+void WriteOutputFiles(const DrbReport& report) {
+  const RunOptions& options = report.options;
+  const predabs::AbstractionSpec* spec = &report.spec;
+  const Verdict verdict = report.counts.verdict;
+  const std::string& reason = report.counts.reason;
+  const OneRun& final_run = report.runs.back();
   if (!options.dump_abstract.empty()) {
     std::string text = DumpHeader(verdict, reason, final_run.result.proof);
     for (const std::string& line : final_run.abstract_lines) text += line + "\n";
@@ -448,92 +453,142 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
                     "druba " + options.command + " " + options.model + ", " +
                         std::to_string(final_run.n) + " threads, abstraction " + spec->name));
   }
+}
+
+std::string JsonReport(const DrbReport& report) {
+  const RunOptions& options = report.options;
+  const predabs::AbstractionSpec* spec = &report.spec;
+  const predabs::ThreadCounts& threads = report.threads;
+  const Verdict verdict = report.counts.verdict;
+  const std::string& reason = report.counts.reason;
+  const std::optional<predabs::AllCountsResult>& all = report.counts.all;
+  const std::vector<OneRun>& runs = report.runs;
+  const OneRun& final_run = runs.back();
   const std::string thread_text = threads.Text();
-  if (options.json) {
-    JsonWriter w;
-    w.BeginObject();
-    w.Key("verdict").String(VerdictName(verdict));
-    w.Key("reason").String(reason);
-    w.Key("command").String(options.command);
-    w.Key("model").String(options.model);
-    w.Key("threads").String(thread_text);
-    w.Key("abstraction").String(spec->name);
-    w.Key("mode").String(options.mode);
-    w.Key("abstract_states").UInt(final_run.set->size());
-    w.Key("abstract_state_list").BeginArray();
-    for (const std::string& line : final_run.abstract_lines) w.String(line);
-    w.EndArray();
-    w.Key("concrete_states").UInt(final_run.concrete);
-    w.Key("rounds").UInt(final_run.result.bounds.rounds);
-    w.Key("delays").UInt(final_run.result.bounds.delays);
-    w.Key("time_s").Double(clock.Seconds());
-    w.Key("peak_rss_mb").Double(PeakRssMb());
-    w.Key("runs").BeginArray();
-    for (const OneRun& one : runs) WriteRunJson(w, one);
-    w.EndArray();
-    if (all) {
-      w.Key("all_thread_counts").BeginObject();
-      w.Key("from").UInt(threads.first);
-      w.Key("closed").Bool(all->closed);
-      w.Key("reason").String(all->reason);
-      w.Key("closure_checks").UInt(all->closure_checks);
-      w.Key("solver_queries").UInt(all->stats.queries);
-      w.Key("solver_time_s").Double(all->stats.seconds);
-      w.EndObject();
-    }
-    if (!final_run.trace.empty()) {
-      w.Key("trace");
-      WriteTraceJson(w, final_run.trace);
-    }
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("verdict").String(VerdictName(verdict));
+  w.Key("reason").String(reason);
+  w.Key("command").String(options.command);
+  w.Key("model").String(options.model);
+  w.Key("threads").String(thread_text);
+  w.Key("abstraction").String(spec->name);
+  w.Key("mode").String(options.mode);
+  w.Key("abstract_states").UInt(final_run.set->size());
+  w.Key("abstract_state_list").BeginArray();
+  for (const std::string& line : final_run.abstract_lines) w.String(line);
+  w.EndArray();
+  w.Key("concrete_states").UInt(final_run.concrete);
+  w.Key("rounds").UInt(final_run.result.bounds.rounds);
+  w.Key("delays").UInt(final_run.result.bounds.delays);
+  w.Key("time_s").Double(report.time_s);
+  w.Key("peak_rss_mb").Double(PeakRssMb());
+  w.Key("runs").BeginArray();
+  for (const OneRun& one : runs) WriteRunJson(w, one);
+  w.EndArray();
+  if (all) {
+    w.Key("all_thread_counts").BeginObject();
+    w.Key("from").UInt(threads.first);
+    w.Key("closed").Bool(all->closed);
+    w.Key("reason").String(all->reason);
+    w.Key("closure_checks").UInt(all->closure_checks);
+    w.Key("solver_queries").UInt(all->stats.queries);
+    w.Key("solver_time_s").Double(all->stats.seconds);
     w.EndObject();
-    std::cout << w.str() << "\n";
-  } else {
-    std::string out = "druba " + options.command + ": " + options.model + ", threads " +
-                      thread_text + ", abstraction " + spec->name + "\n";
-    for (const OneRun& one : runs) out += RunHuman(one, &one == &final_run);
-    if (all) {
-      char buf[256];
-      std::snprintf(buf, sizeof buf,
-                    "  every thread count >= %u: %s; %llu abstract successors checked, %llu solver "
-                    "queries (%.2f s)\n",
-                    threads.first, all->closed ? "closed" : "not closed",
-                    static_cast<unsigned long long>(all->closure_checks),
-                    static_cast<unsigned long long>(all->stats.queries), all->stats.seconds);
-      out += buf;
-      if (all->failure) {
-        out += "    reached abstract state (" +
-               predabs::DescribeAbstract(program, *spec, StateView(all->failure->from)) +
-               ") has the successor (" +
-               predabs::DescribeAbstract(program, *spec, StateView(all->failure->to)) +
-               "), which was not reached\n";
-      }
-    }
-    out += "verdict: " + std::string(VerdictName(verdict)) + " (" + reason + ")\n";
-    if (options.command == "verify" && (verdict == Verdict::kSafe || final_run.set->size() <= 64)) {
-      out += "abstract states (" + std::to_string(final_run.set->size()) + "):\n";
-      for (const std::string& line : final_run.abstract_lines) out += "  " + line + "\n";
-    }
-    if (all && !all->classes.empty()) {
-      out += "actions that disrespect the abstraction across thread counts:\n";
-      for (const predabs::ActionClass& c : all->classes) {
-        if (c.respects) continue;
-        const predabs::Statement& st = program.statements[c.stmt];
-        out += std::string("  ") + (c.other ? "another thread" : "thread 0") + " executing " +
-               st.label + ": " + st.text + (c.undecided ? " [respect undecided]" : "") + "\n";
-      }
-    } else if (!final_run.disrespecting.empty()) {
-      out += "actions that disrespect the abstraction:\n";
-      for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
-    }
-    if (!final_run.trace.empty()) out += TraceText(final_run.trace);
-    if (options.no_trace) out += "traces off (--no-trace)\n";
-    if (verdict == Verdict::kBounded) {
-      out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
-    }
-    std::cout << out;
   }
+  if (!final_run.trace.empty()) {
+    w.Key("trace");
+    WriteTraceJson(w, final_run.trace);
+  }
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+std::string HumanReport(const DrbReport& report) {
+  const RunOptions& options = report.options;
+  const predabs::Program& program = report.program;
+  const predabs::AbstractionSpec* spec = &report.spec;
+  const predabs::ThreadCounts& threads = report.threads;
+  const Verdict verdict = report.counts.verdict;
+  const std::string& reason = report.counts.reason;
+  const std::optional<predabs::AllCountsResult>& all = report.counts.all;
+  const std::vector<OneRun>& runs = report.runs;
+  const OneRun& final_run = runs.back();
+  const std::string thread_text = threads.Text();
+  std::string out = "druba " + options.command + ": " + options.model + ", threads " + thread_text +
+                    ", abstraction " + spec->name + "\n";
+  for (const OneRun& one : runs) out += RunHuman(one, &one == &final_run);
+  if (all) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "  every thread count >= %u: %s; %llu abstract successors checked, %llu solver "
+                  "queries (%.2f s)\n",
+                  threads.first, all->closed ? "closed" : "not closed",
+                  static_cast<unsigned long long>(all->closure_checks),
+                  static_cast<unsigned long long>(all->stats.queries), all->stats.seconds);
+    out += buf;
+    if (all->failure) {
+      out += "    reached abstract state (" +
+             predabs::DescribeAbstract(program, *spec, StateView(all->failure->from)) +
+             ") has the successor (" +
+             predabs::DescribeAbstract(program, *spec, StateView(all->failure->to)) +
+             "), which was not reached\n";
+    }
+  }
+  out += "verdict: " + std::string(VerdictName(verdict)) + " (" + reason + ")\n";
+  if (options.command == "verify" && (verdict == Verdict::kSafe || final_run.set->size() <= 64)) {
+    out += "abstract states (" + std::to_string(final_run.set->size()) + "):\n";
+    for (const std::string& line : final_run.abstract_lines) out += "  " + line + "\n";
+  }
+  if (all && !all->classes.empty()) {
+    out += "actions that disrespect the abstraction across thread counts:\n";
+    for (const predabs::ActionClass& c : all->classes) {
+      if (c.respects) continue;
+      const predabs::Statement& st = program.statements[c.stmt];
+      out += std::string("  ") + (c.other ? "another thread" : "thread 0") + " executing " +
+             st.label + ": " + st.text + (c.undecided ? " [respect undecided]" : "") + "\n";
+    }
+  } else if (!final_run.disrespecting.empty()) {
+    out += "actions that disrespect the abstraction:\n";
+    for (const std::string& d : final_run.disrespecting) out += "  " + d + "\n";
+  }
+  if (!final_run.trace.empty()) out += TraceText(final_run.trace);
+  if (options.no_trace) out += "traces off (--no-trace)\n";
+  if (verdict == Verdict::kBounded) {
+    out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
+  const predabs::Program program =
+      predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
+  if (options.command == "replay") return Replay(options, program);
+  const predabs::ThreadCounts threads =
+      predabs::ParseThreadCounts(options.threads, program, options.max_threads);
+  const predabs::ChosenAbstraction chosen =
+      predabs::ChooseAbstraction(program, options.abstraction, threads);
+  const predabs::AbstractionSpec* spec = &chosen.spec();
+  if (threads.every_count_from_first && options.command == "test") {
+    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
+  }
+  LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
+  Stopwatch clock;
+
+  std::vector<OneRun> runs;
+  const predabs::ThreadCountsResult counts = predabs::RunThreadCounts(
+      program, *spec, threads, options.solver_timeout_ms, &limits, [&](std::uint32_t n) {
+        runs.push_back(RunOne(options, program, *spec, n, limits, !threads.every_count_from_first));
+        return predabs::CountOutcome{runs.back().result.verdict, runs.back().result.reason,
+                                     runs.back().set.get()};
+      });
+  const DrbReport report{options, program, *spec, threads, counts, runs, clock.Seconds()};
+  WriteOutputFiles(report);
+  std::cout << (options.json ? JsonReport(report) : HumanReport(report));
   std::cout.flush();
-  return ExitCodeFor(verdict);
+  return ExitCodeFor(report.counts.verdict);
 }
 
 }  // namespace druba::cli
