@@ -12,7 +12,7 @@
 namespace druba::cli {
 int RunCompose(const ComposeOptions& options) {
   Warnings warnings;
-  const cpds::Cpds source = cpds::ParsePds(cpds::ReadFile(options.from), options.from, &warnings);
+  const cpds::Cpds source = cpds::ParsePds(ReadFile(options.from), options.from, &warnings);
   cpds::Cpds instance;
   instance.file = options.out;
   instance.shared_states = source.shared_states;

@@ -43,12 +43,12 @@ struct Loaded {
 
 Loaded Load(const RunOptions& options) {
   Loaded out;
-  out.cpds = cpds::ParsePds(cpds::ReadFile(options.model), options.model, &out.warnings);
+  out.cpds = cpds::ParsePds(ReadFile(options.model), options.model, &out.warnings);
   const std::string init_path =
       options.init.empty() ? DefaultInitPath(options.model) : options.init;
-  out.init = cpds::ParseInit(cpds::ReadFile(init_path), init_path, out.cpds);
+  out.init = cpds::ParseInit(ReadFile(init_path), init_path, out.cpds);
   if (!options.spec.empty()) {
-    out.target = cpds::ParseTarget(cpds::ReadFile(options.spec), options.spec, out.cpds);
+    out.target = cpds::ParseTarget(ReadFile(options.spec), options.spec, out.cpds);
     out.target_text = options.spec;
   } else if (!options.target.empty()) {
     out.target = cpds::ParseTarget(options.target, "--target", out.cpds);
@@ -299,7 +299,7 @@ struct Report {
 
 // `druba replay`: re-execute a saved trace slot by slot on the concrete model.
 int Replay(const RunOptions& given) {
-  const JsonValue doc = ParseJson(cpds::ReadFile(given.replay_trace), given.replay_trace);
+  const JsonValue doc = ParseJson(ReadFile(given.replay_trace), given.replay_trace);
   RunOptions options = given;
   // The trace's target was read with the trace's abstraction depth (older traces: top-1).
   if (doc.Has("top")) options.top = std::max(options.top, doc.At("top").AsUInt());

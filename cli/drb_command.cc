@@ -16,7 +16,6 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/json_reader.h"
-#include "cpds/reader.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
@@ -334,7 +333,7 @@ std::string RunHuman(const OneRun& one, bool detail) {
 
 // `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
 int Replay(const RunOptions& options, const predabs::Program& program) {
-  const JsonValue doc = ParseJson(cpds::ReadFile(options.replay_trace), options.replay_trace);
+  const JsonValue doc = ParseJson(ReadFile(options.replay_trace), options.replay_trace);
   // One template runs with any count; several fix it.
   const std::uint32_t n =
       CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads());
@@ -563,8 +562,7 @@ std::string HumanReport(const DrbReport& report) {
 }  // namespace
 
 int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
-  const predabs::Program program =
-      predabs::ParseProgram(cpds::ReadFile(options.model), options.model);
+  const predabs::Program program = predabs::ParseProgram(ReadFile(options.model), options.model);
   if (options.command == "replay") return Replay(options, program);
   const predabs::ThreadCounts threads =
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "abstraction/driver.h"
+#include "common/files.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 #include "cpds/top_k.h"
@@ -59,8 +60,8 @@ BENCHMARK(BM_StackPush);
 std::pair<cpds::Cpds, cpds::InitialState> Load(const std::string& name) {
   const std::string base = std::string(DRUBA_BENCHMARKS) + "/" + name;
   Warnings warnings;
-  cpds::Cpds c = cpds::ParsePds(cpds::ReadFile(base + ".pds"), base + ".pds", &warnings);
-  cpds::InitialState init = cpds::ParseInit(cpds::ReadFile(base + ".init"), base + ".init", c);
+  cpds::Cpds c = cpds::ParsePds(ReadFile(base + ".pds"), base + ".pds", &warnings);
+  cpds::InitialState init = cpds::ParseInit(ReadFile(base + ".init"), base + ".init", c);
   return {c, init};
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "common/diagnostics.h"
@@ -63,6 +64,30 @@ std::filesystem::path FollowLinks(const std::string& path) {
 }
 
 }  // namespace
+
+std::string ReadFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw InputError({path, 0, 0}, "it is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, "cannot open the file");
+  // Read at most kMaxInputBytes (and one more, to tell): an endless file such as a device must
+  // not be read until memory runs out.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in && text.size() <= kMaxInputBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw InputError({path, 0, 0}, "cannot read the file");
+  if (text.size() > kMaxInputBytes) {
+    throw InputError({path, 0, 0}, "the file is larger than " +
+                                       std::to_string(kMaxInputBytes >> 20) +
+                                       " MiB, the most druba reads");
+  }
+  return text;
+}
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;

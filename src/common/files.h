@@ -1,9 +1,18 @@
-// Writing output files so that a stopped run never leaves half a file behind.
+// Reading input files, and writing output files so that a stopped run never leaves half a file
+// behind.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace druba {
+
+// The most a model, init, spec or trace file may hold.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
+
+// The whole file; InputError for a directory, a file it cannot read, or one larger than
+// kMaxInputBytes (an endless one such as a device included).
+std::string ReadFile(const std::string& path);
 
 // Writes `text` to `path`; InputError (naming `path`) if it cannot. A regular file (or a new one)
 // is replaced atomically: written to a unique temporary file in the same directory (mkstemp) and

@@ -1,8 +1,6 @@
 #include "cpds/reader.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -366,30 +364,6 @@ InitialState ParseInit(std::string_view text, const std::string& file, const Cpd
 TargetPattern ParseTarget(std::string_view text, const std::string& file, const Cpds& cpds) {
   VisibleLine line = VisibleReader(text, file, /*wildcards=*/true).Read(cpds);
   return TargetPattern{line.shared, std::move(line.fields)};
-}
-
-std::string ReadFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw InputError({path, 0, 0}, "it is a directory, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "cannot open the file");
-  // Read at most kMaxInputBytes (and one more, to tell): an endless file such as a device must
-  // not be read until memory runs out.
-  std::string text;
-  std::vector<char> chunk(1 << 16);
-  while (in && text.size() <= kMaxInputBytes) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) throw InputError({path, 0, 0}, "cannot read the file");
-  if (text.size() > kMaxInputBytes) {
-    throw InputError({path, 0, 0}, "the file is larger than " +
-                                       std::to_string(kMaxInputBytes >> 20) +
-                                       " MiB, the most druba reads");
-  }
-  return text;
 }
 
 }  // namespace druba::cpds

@@ -17,11 +17,4 @@ InitialState ParseInit(std::string_view text, const std::string& file, const Cpd
 // otherwise the top symbols bottom to top joined by `.`.
 TargetPattern ParseTarget(std::string_view text, const std::string& file, const Cpds& cpds);
 
-// The most a model, init, spec or trace file may hold.
-inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
-
-// The whole file; InputError for a directory, a file it cannot read, or one larger than
-// kMaxInputBytes (an endless one such as a device included).
-std::string ReadFile(const std::string& path);
-
 }  // namespace druba::cpds

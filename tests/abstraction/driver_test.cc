@@ -8,6 +8,7 @@
 #include <set>
 
 #include "abstraction/driver.h"
+#include "common/files.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 #include "cpds/top_k.h"
@@ -55,8 +56,8 @@ std::set<std::string> Described(const Druba<CpdsModel, TopKAbstraction>& run,
 TEST(DriverTest, Ex8FollowsThePapersPathAndProvesSafe) {
   const std::string dir = DRUBA_SOURCE_DIR "/models/";
   Warnings warnings;
-  const cpds::Cpds c = cpds::ParsePds(cpds::ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
-  CpdsModel model(c, cpds::ParseInit(cpds::ReadFile(dir + "ex8.init"), "ex8.init", c));
+  const cpds::Cpds c = cpds::ParsePds(ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
+  CpdsModel model(c, cpds::ParseInit(ReadFile(dir + "ex8.init"), "ex8.init", c));
   const TopKAbstraction abs(model, 1, std::nullopt);
   Druba run(model, abs);
   const RunResult result = run.Verify();

@@ -1,6 +1,7 @@
 // Every malformed input is an InputError naming file, line and column.
 #include <gtest/gtest.h>
 
+#include "common/files.h"
 #include "cpds/reader.h"
 
 namespace druba::cpds {

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "common/files.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 #include "explore/explorer.h"
@@ -50,8 +51,8 @@ std::set<cpds::Shared> SharedOf(const std::set<PlainState>& states) {
 std::pair<cpds::Cpds, cpds::InitialState> LoadEx8() {
   const std::string dir = DRUBA_SOURCE_DIR "/models/";
   Warnings warnings;
-  cpds::Cpds c = cpds::ParsePds(cpds::ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
-  cpds::InitialState i = cpds::ParseInit(cpds::ReadFile(dir + "ex8.init"), "ex8.init", c);
+  cpds::Cpds c = cpds::ParsePds(ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
+  cpds::InitialState i = cpds::ParseInit(ReadFile(dir + "ex8.init"), "ex8.init", c);
   return {c, i};
 }
 
