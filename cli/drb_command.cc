@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -143,6 +144,14 @@ std::vector<TraceLine> TraceLines(const predabs::Program& program, IntModel& mod
   return lines;
 }
 
+// DRUBA_DEBUG_SOLVER=1 in the environment: every solver query and model on stderr (docs/drb.md).
+const predabs::SolverLog* SolverLogFromEnvironment() {
+  static const predabs::SolverLog log = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  return std::getenv("DRUBA_DEBUG_SOLVER") != nullptr ? &log : nullptr;
+}
+
 OneRun RunOne(const RunOptions& options, const predabs::Program& program,
               const predabs::AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits,
               bool fixed_count) {
@@ -151,6 +160,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   IntModel model(program, n);
   PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
   abs.SetLimits(&limits);
+  if (const predabs::SolverLog* log = SolverLogFromEnvironment()) abs.SetSolverLog(*log);
   const Mode mode = ModeFromName(options.mode);
   DrbDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
@@ -577,7 +587,8 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
 
   std::vector<OneRun> runs;
   const predabs::ThreadCountsResult counts = predabs::RunThreadCounts(
-      program, *spec, threads, options.solver_timeout_ms, &limits, [&](std::uint32_t n) {
+      program, *spec, threads, options.solver_timeout_ms, &limits, SolverLogFromEnvironment(),
+      [&](std::uint32_t n) {
         runs.push_back(RunOne(options, program, *spec, n, limits, !threads.every_count_from_first));
         return predabs::CountOutcome{runs.back().result.verdict, runs.back().result.reason,
                                      runs.back().set.get()};

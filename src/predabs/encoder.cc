@@ -320,8 +320,7 @@ Term Encoder::ExpandQuantifier(const Expr& e, const SymState& state, const Threa
 }
 
 Term Encoder::QuantifySymbolically(const Expr& e, const SymState& state, const ThreadCount& count,
-                                   Term self, std::vector<Term>& slots,
-                                   std::vector<Term>* errors) {
+                                   Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
   if (e.kind == Expr::Kind::kCount) {
     throw InputError(e.where,
                      "with the thread count left symbolic, count(...) must be "

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "common/resources.h"
@@ -15,7 +14,8 @@ namespace druba::predabs {
 class Checker {
  public:
   Checker(const Program& program, const AbstractionSpec& spec, std::optional<std::uint32_t> fixed,
-          std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats, LimitWatch* limits)
+          std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats, LimitWatch* limits,
+          const SolverLog* log)
       : program_(program),
         spec_(spec),
         fixed_(fixed),
@@ -26,7 +26,8 @@ class Checker {
         stats_(stats),
         symmetric_(program.symmetric && spec.symmetric),
         timeout_ms_(timeout_ms),
-        limits_(limits) {}
+        limits_(limits),
+        log_(log != nullptr && *log ? log : nullptr) {}
 
   std::vector<ActionClass> Classify() {
     std::vector<ActionClass> out;
@@ -257,9 +258,8 @@ class Checker {
       for (std::size_t i = spec_.pcs.size(); i < alpha.size(); ++i) {
         words[i] = s_.ModelBool(alpha[i]) ? 1 : 0;
       }
-      if (debug_) {
-        std::fprintf(stderr, "druba:   model: %s\n",
-                     DescribeAbstract(program_, spec_, StateView(words)).c_str());
+      if (log_ != nullptr) {
+        (*log_)("druba:   model: " + DescribeAbstract(program_, spec_, StateView(words)));
       }
       s_.Assert(s_.Not(AlphaIs(alpha, StateView(words))));
       out->push_back(std::move(words));
@@ -283,17 +283,18 @@ class Checker {
     const SatResult r = f();
     ++stats_->queries;
     stats_->seconds += clock.Seconds();
-    if (debug_) {
-      std::fprintf(stderr, "druba: solver query %llu: %s in %.3f s (%s)\n",
-                   static_cast<unsigned long long>(stats_->queries),
-                   r == SatResult::kSat     ? "sat"
-                   : r == SatResult::kUnsat ? "unsat"
-                                            : "unknown",
-                   clock.Seconds(), phase_.c_str());
+    if (log_ != nullptr) {
+      char line[160];
+      std::snprintf(line, sizeof line, "druba: solver query %llu: %s in %.3f s (",
+                    static_cast<unsigned long long>(stats_->queries),
+                    r == SatResult::kSat     ? "sat"
+                    : r == SatResult::kUnsat ? "unsat"
+                                             : "unknown",
+                    clock.Seconds());
+      (*log_)(line + phase_ + ")");
     }
     return r;
   }
-  bool debug_ = std::getenv("DRUBA_DEBUG_SOLVER") != nullptr;
   std::string phase_ = "initial states";
 
   const Program& program_;
@@ -307,7 +308,8 @@ class Checker {
   bool symmetric_;  // views of other threads are alpha's own images (see the header)
   unsigned timeout_ms_;
   LimitWatch* limits_;
-  std::string stopped_;  // why a resource limit stopped the solver work
+  const SolverLog* log_;  // null: quiet
+  std::string stopped_;   // why a resource limit stopped the solver work
 };
 
 namespace {
@@ -359,7 +361,7 @@ const std::vector<ActionClass>& PredicateAbstraction::Classes() const {
   if (!classes_) {
     if (!checker_) {
       checker_ = std::make_unique<Checker>(model_.program(), spec_, model_.num_threads(), 0,
-                                           timeout_ms_, &stats_, limits_);
+                                           timeout_ms_, &stats_, limits_, &log_);
     }
     classes_ = checker_->Classify();
   }
@@ -406,7 +408,8 @@ std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint
 
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
-                                     unsigned timeout_ms, LimitWatch* limits) {
+                                     unsigned timeout_ms, LimitWatch* limits,
+                                     const SolverLog* log) {
   AllCountsResult result;
   if (!program.symmetric || !spec.symmetric) {
     result.reason =
@@ -414,7 +417,7 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
         "thread index), so druba cannot argue about every thread count";
     return result;
   }
-  Checker checker(program, spec, std::nullopt, min_threads, timeout_ms, &result.stats, limits);
+  Checker checker(program, spec, std::nullopt, min_threads, timeout_ms, &result.stats, limits, log);
   std::string why;
   std::vector<std::vector<Word>> initial;
   if (!checker.InitialStates(&initial, &why)) {

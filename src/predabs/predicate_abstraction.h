@@ -35,12 +35,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abstraction/abstraction.h"
 #include "common/resources.h"
 #include "explore/state_store.h"
 #include "predabs/model.h"
+#include "predabs/solver.h"
 
 namespace druba::predabs {
 
@@ -121,6 +123,8 @@ class PredicateAbstraction {
   const AbstractionSpec& spec() const { return spec_; }
   // Solver work stops (as `unknown`) when these limits are reached.
   void SetLimits(LimitWatch* limits) { limits_ = limits; }
+  // Every solver query (and each model of the all-SAT enumeration) is reported to `log`.
+  void SetSolverLog(SolverLog log) { log_ = std::move(log); }
 
   // Enumerates the abstract successors of `abstract` under `c` into `yield`; on an undecided
   // query sets *undecided and stops.
@@ -144,6 +148,7 @@ class PredicateAbstraction {
   mutable std::optional<std::vector<ActionClass>> classes_;
   mutable SolverStats stats_;
   LimitWatch* limits_ = nullptr;
+  SolverLog log_;
 };
 
 // The outer loop's closure test with the thread count left symbolic (see the header comment).
@@ -158,7 +163,8 @@ struct AllCountsResult {
 };
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
-                                     unsigned timeout_ms, LimitWatch* limits = nullptr);
+                                     unsigned timeout_ms, LimitWatch* limits = nullptr,
+                                     const SolverLog* log = nullptr);
 
 // Describes an abstract state of `spec` (shared by the report and --dump-abstract).
 std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec,

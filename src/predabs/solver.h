@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -12,6 +13,10 @@
 #include "predabs/ast.h"
 
 namespace druba::predabs {
+
+// Where the solver's queries and models are reported one line at a time, when the front end asks
+// for it (a library never writes to stderr itself).
+using SolverLog = std::function<void(const std::string&)>;
 
 enum class SatResult : std::uint8_t { kSat, kUnsat, kUnknown };
 

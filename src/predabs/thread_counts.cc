@@ -83,7 +83,7 @@ bool SameSet(const StateStore& a, const StateStore& b) {
 
 ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec& spec,
                                    const ThreadCounts& counts, unsigned solver_timeout_ms,
-                                   LimitWatch* limits,
+                                   LimitWatch* limits, const SolverLog* log,
                                    const std::function<CountOutcome(std::uint32_t)>& run_one) {
   ThreadCountsResult out;
   const StateStore* previous = nullptr;
@@ -103,7 +103,8 @@ ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec
       previous = set;
       continue;
     }
-    out.all = CheckAllThreadCounts(program, spec, *set, counts.first, solver_timeout_ms, limits);
+    out.all =
+        CheckAllThreadCounts(program, spec, *set, counts.first, solver_timeout_ms, limits, log);
     if (out.all->closed) {
       out.verdict = Verdict::kSafe;
       out.reason = "safe for every thread count >= " + std::to_string(counts.first) +

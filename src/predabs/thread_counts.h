@@ -60,9 +60,10 @@ struct ThreadCountsResult {
 };
 
 // Runs `run_one(n)` for the counts of `counts` as the header says.
+// `log` (null: quiet) hears the closure test's solver queries.
 ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec& spec,
                                    const ThreadCounts& counts, unsigned solver_timeout_ms,
-                                   LimitWatch* limits,
+                                   LimitWatch* limits, const SolverLog* log,
                                    const std::function<CountOutcome(std::uint32_t)>& run_one);
 
 }  // namespace druba::predabs

@@ -417,7 +417,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
     std::vector<std::unique_ptr<StateStore>> sets;
     std::vector<Verdict> verdicts;
     const ThreadCountsResult result =
-        RunThreadCounts(program, spec, counts, 5000, nullptr, [&](std::uint32_t n) {
+        RunThreadCounts(program, spec, counts, 5000, nullptr, nullptr, [&](std::uint32_t n) {
           EXPECT_EQ(n, 2 + sets.size()) << "the counts run in order";
           IntModel model(program, n);
           const PredicateAbstraction abs(model, spec, 5000);
