@@ -1,0 +1,201 @@
+// The .drb parser's parts (internal to src/predabs): the tokens, the lexer's entry point, and the
+// recursive-descent Parser, whose members are defined by section in parser.cc (tokens,
+// declarations, abstractions, after parsing), parser_threads.cc (threads and statements) and
+// parser_expressions.cc (expressions). docs/drb.md is the language's reference.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "common/diagnostics.h"
+#include "predabs/ast.h"
+#include "predabs/parser.h"
+
+namespace druba::predabs::internal {
+
+struct Token {
+  enum class Kind : std::uint8_t { kIdent, kNumber, kPunct, kEnd };
+  Kind kind = Kind::kEnd;
+  std::string text;
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+  std::size_t begin = 0;  // byte offsets into the source
+  std::size_t end = 0;
+};
+
+// The tokens of `text` (names `file` in errors), ending with one of kind kEnd.
+std::vector<Token> Lex(std::string_view text, const std::string& file);
+
+// An integer literal is decimal whatever its leading zeros; `digits` is a non-empty run of
+// decimal digits.
+Int DecimalLiteral(std::string_view digits);
+
+bool IsKeyword(std::string_view word);
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& file)
+      : text_(text), file_(file), tokens_(Lex(text, file)) {
+    program_.file = file;
+  }
+
+  Program Run() {
+    while (!AtEnd()) {
+      if (Peek("shared") || Peek("local")) {
+        ParseDeclaration();
+      } else if (Peek("thread")) {
+        ParseThread();
+      } else if (Peek("abstraction")) {
+        ParseAbstraction();
+      } else {
+        Fail(Cur(), "expected 'shared', 'local', 'thread' or 'abstraction'");
+      }
+    }
+    if (program_.templates.empty()) {  // named at the end of the file, where one was expected
+      Fail(Cur(), "the model declares no thread (expected 'thread NAME { ... }')");
+    }
+    Finish();
+    return std::move(program_);
+  }
+
+ private:
+  // ---- tokens ----
+  const Token& Cur() const { return tokens_[pos_]; }
+  bool AtEnd() const { return Cur().kind == Token::Kind::kEnd; }
+  bool Peek(std::string_view text) const {
+    return Cur().kind != Token::Kind::kEnd && Cur().kind != Token::Kind::kNumber &&
+           Cur().text == text;
+  }
+  bool PeekAt(std::size_t ahead, std::string_view text) const {
+    const std::size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+    return tokens_[i].kind != Token::Kind::kEnd && tokens_[i].text == text;
+  }
+  bool Accept(std::string_view text);
+  const Token& Expect(std::string_view text);
+  std::string Found() const {
+    if (AtEnd()) return " but the file ended";
+    return " but found '" + Cur().text + "'";
+  }
+  SourceLocation Where(const Token& t) const { return {file_, t.line, t.column}; }
+  [[noreturn]] void Fail(const Token& t, const std::string& message) const {
+    throw InputError(Where(t), message);
+  }
+  const Token& ExpectIdent(const char* what);
+  Int ExpectNumber(const char* what);
+  std::uint32_t ExpectSmall(const char* what, std::uint32_t min, std::uint32_t max);
+
+  // ---- declarations ----
+  void ParseDeclaration();
+
+  struct VarRef {
+    bool local;
+    std::uint32_t index;
+  };
+  std::optional<VarRef> FindVar(const std::string& name) const;
+
+  // ---- threads ----
+  struct PendingGoto {
+    std::string name;
+    SourceLocation where;
+  };
+
+  void ParseThread();
+
+  void ResolveGotos(Op& op);
+
+  void ParseStatement(std::uint32_t template_index);
+
+  static std::string CollapseSpace(std::string_view in);
+
+  std::vector<Op> ParseBlock();
+
+  std::vector<Op> ParseBranch();
+
+  Op ParseOp();
+
+  void ParseAssignments(Op& op);
+
+  static ExprPtr CloneShared(std::uint32_t var, const SourceLocation& where);
+
+  // ---- abstractions ----
+  void ParseAbstraction();
+
+  // ---- expressions ----
+  static ExprPtr MakeBool(bool v, const SourceLocation& where);
+  static ExprPtr MakeNumber(const Int& v, const SourceLocation& where);
+
+  ExprPtr ParseBoolExpr();
+  ExprPtr ParseIntExpr();
+
+  // Input decides how deep the parser recurses (parentheses, runs of '!' or '-', nested
+  // statements) and how tall an expression grows (a sum of many terms); both are bounded, with an
+  // error at the place, so that no input can overflow the stack here or in the evaluator and
+  // encoder.
+  static constexpr std::uint32_t kMaxNesting = 256;
+  static constexpr std::uint32_t kMaxHeight = 1000;
+  class Nest {
+   public:
+    explicit Nest(Parser& parser) : parser_(parser) {
+      if (++parser_.nesting_ > kMaxNesting) {
+        parser_.Fail(parser_.Cur(),
+                     "nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+      }
+    }
+    ~Nest() { --parser_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+  void Measure(Expr& e, const Token& at) const;
+
+  ExprPtr Binary(Expr::Op op, ExprPtr a, ExprPtr b, const Token& at);
+
+  ExprPtr ParseExpr();  // a => b (right associative), lowest
+  ExprPtr ParseOr();
+  ExprPtr ParseAnd();
+  ExprPtr ParseNot();
+  ExprPtr ParseComparison();
+  ExprPtr ParseLabel();
+  ExprPtr ParseAdditive();
+  ExprPtr ParseMultiplicative();
+  ExprPtr ParseUnary();
+
+  ExprPtr ParseQuantifier();
+  void ParseBinder(Expr& e);
+
+  ExprPtr ThreadIndex();  // after '['
+
+  ExprPtr ParsePrimary();
+
+  // ---- after parsing ----
+  void Finish();
+
+  static constexpr std::uint32_t kPendingBase = 0x80000000U;
+  static constexpr std::uint32_t kEndMarker = 0x7FFFFFFFU;
+
+  std::string_view text_;
+  std::string file_;
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+  std::uint32_t nesting_ = 0;  // Nest
+  Program program_;
+  absl::flat_hash_map<std::string, std::uint32_t> labels_;
+  std::vector<absl::flat_hash_map<std::string, std::uint32_t>> template_labels_;
+  std::vector<PendingGoto> pending_gotos_;
+  std::vector<std::pair<Expr*, std::string>> pending_labels_;
+  std::vector<std::pair<std::string, std::uint32_t>> bound_;
+  // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
+  // abstraction's being parsed.
+  bool code_asymmetric_ = false;
+  bool* asymmetric_ = &code_asymmetric_;
+};
+
+}  // namespace druba::predabs::internal

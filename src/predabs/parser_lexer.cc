@@ -1,0 +1,113 @@
+// The .drb lexer: identifiers, decimal numbers, punctuation, `#` comments, and line ends LF, CRLF
+// or a bare CR.
+#include <cctype>
+
+#include "predabs/parser_internal.h"
+
+namespace druba::predabs::internal {
+namespace {
+
+class Lexer {
+ public:
+  Lexer(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  std::vector<Token> Run() {
+    std::vector<Token> out;
+    for (;;) {
+      SkipSpaceAndComments();
+      Token token;
+      token.line = at_.line;
+      token.column = at_.column;
+      token.begin = pos_;
+      if (pos_ >= text_.size()) {
+        token.end = pos_;
+        out.push_back(token);
+        return out;
+      }
+      const char c = text_[pos_];
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        token.kind = Token::Kind::kIdent;
+        while (pos_ < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+          Advance();
+        }
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        token.kind = Token::Kind::kNumber;
+        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+          Advance();
+        }
+        if (pos_ < text_.size() &&
+            (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+          throw InputError({file_, at_.line, at_.column}, "a number runs into a name");
+        }
+      } else {
+        token.kind = Token::Kind::kPunct;
+        static constexpr std::string_view kTwo[] = {
+            ":=", "==", "!=", "<=", ">=", "&&", "||", "=>", ".."};
+        bool two = false;
+        for (const std::string_view p : kTwo) {
+          if (text_.substr(pos_, 2) == p) two = true;
+        }
+        static constexpr std::string_view kOne = "+-*/%()[]{};,:<>!=";
+        if (!two && kOne.find(c) == std::string_view::npos) {
+          throw InputError({file_, at_.line, at_.column},
+                           std::string("unexpected character '") + c + "'");
+        }
+        Advance();
+        if (two) Advance();
+      }
+      token.end = pos_;
+      token.text = std::string(text_.substr(token.begin, token.end - token.begin));
+      out.push_back(std::move(token));
+    }
+  }
+
+ private:
+  void Advance() {
+    at_.Step(text_[pos_]);
+    ++pos_;
+  }
+  void SkipSpaceAndComments() {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '#' || (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/')) {
+        while (pos_ < text_.size() && text_[pos_] != '\n') Advance();
+      } else if (std::isspace(static_cast<unsigned char>(c))) {
+        Advance();
+      } else {
+        return;
+      }
+    }
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  std::size_t pos_ = 0;
+  TextCursor at_;
+};
+
+}  // namespace
+
+// Boost would read "010" as octal and reject "09".
+Int DecimalLiteral(std::string_view digits) {
+  const std::size_t first = digits.find_first_not_of('0');
+  return first == std::string_view::npos ? Int(0) : Int(std::string(digits.substr(first)));
+}
+
+bool IsKeyword(std::string_view word) {
+  static constexpr std::string_view kWords[] = {
+      "shared",    "local",  "int",  "nat",  "bool",  "thread",       "abstraction", "track",
+      "predicate", "pc",     "self", "true", "false", "forall",       "exists",      "count",
+      "assume",    "assert", "if",   "then", "else",  "goto",         "while",       "do",
+      "atomic",    "choose", "or",   "skip", "end",   "fetch_and_add"};
+  for (const std::string_view k : kWords) {
+    if (k == word) return true;
+  }
+  return false;
+}
+
+std::vector<Token> Lex(std::string_view text, const std::string& file) {
+  return Lexer(text, file).Run();
+}
+
+}  // namespace druba::predabs::internal

@@ -1,0 +1,241 @@
+// The .drb parser, threads: thread templates, labelled statements, blocks and the operations
+// inside them (assignments, assume, assert, if, while, choose, atomic, goto).
+#include "predabs/parser_internal.h"
+
+namespace druba::predabs::internal {
+
+// ---- threads ----
+
+void Parser::ParseThread() {
+  const Token& kw = Expect("thread");
+  ThreadTemplate t;
+  t.where = Where(kw);
+  t.name = ExpectIdent("a thread name").text;
+  for (const ThreadTemplate& other : program_.templates) {
+    if (other.name == t.name) Fail(kw, "thread '" + t.name + "' is declared twice");
+  }
+  if (Accept("*")) t.count = ExpectSmall("a thread count", 1, 1000);
+  t.first = static_cast<std::uint32_t>(program_.statements.size());
+  const auto template_index = static_cast<std::uint32_t>(program_.templates.size());
+  Expect("{");
+  labels_.clear();
+  pending_gotos_.clear();
+  while (!Accept("}")) {
+    if (AtEnd()) Fail(Cur(), "the thread's '{' is not closed");
+    ParseStatement(template_index);
+  }
+  t.size = static_cast<std::uint32_t>(program_.statements.size()) - t.first;
+  if (t.size == 0) Fail(kw, "thread '" + t.name + "' has no statement");
+  for (std::uint32_t i = t.first; i < t.first + t.size; ++i) {
+    program_.statements[i].next = i + 1;  // the last one's is patched in Finish()
+    for (Op& op : program_.statements[i].body) ResolveGotos(op);
+  }
+  template_labels_.push_back(labels_);
+  program_.templates.push_back(std::move(t));
+}
+
+void Parser::ResolveGotos(Op& op) {
+  if (op.kind == Op::Kind::kGoto && op.label >= kPendingBase) {
+    const PendingGoto& p = pending_gotos_[op.label - kPendingBase];
+    if (p.name == "end") {
+      op.label = kEndMarker;
+    } else {
+      const auto it = labels_.find(p.name);
+      if (it == labels_.end()) {
+        throw InputError(p.where, "no statement of this thread has the label '" + p.name + "'");
+      }
+      op.label = it->second;
+    }
+  }
+  for (auto& block : op.blocks) {
+    for (Op& inner : block) ResolveGotos(inner);
+  }
+}
+
+void Parser::ParseStatement(std::uint32_t template_index) {
+  Statement s;
+  s.thread_template = template_index;
+  const Token& first = Cur();
+  s.where = Where(first);
+  if ((Cur().kind == Token::Kind::kIdent || Cur().kind == Token::Kind::kNumber) && PeekAt(1, ":")) {
+    s.label = Cur().text;
+    if (Cur().kind == Token::Kind::kIdent && IsKeyword(s.label)) {
+      Fail(Cur(), "'" + s.label + "' is a keyword, not a label");
+    }
+    if (labels_.contains(s.label)) Fail(Cur(), "the label '" + s.label + "' is used twice");
+    pos_ += 2;
+  } else {
+    s.label = "@" + std::to_string(first.line);
+    if (labels_.contains(s.label)) s.label += ":" + std::to_string(first.column);
+  }
+  const auto index = static_cast<std::uint32_t>(program_.statements.size());
+  labels_[s.label] = index;
+  const std::size_t text_begin = Cur().begin;
+  if (Accept("atomic")) {
+    s.body = ParseBlock();
+    Accept(";");
+  } else if (Peek("while")) {
+    const Token& kw = tokens_[pos_++];
+    Op op;
+    op.kind = Op::Kind::kIf;
+    op.where = Where(kw);
+    op.exprs.push_back(ParseBoolExpr());
+    Expect("do");
+    Op stay;
+    stay.kind = Op::Kind::kGoto;
+    stay.label = index;
+    op.blocks.resize(2);
+    op.blocks[0].push_back(std::move(stay));
+    s.body.push_back(std::move(op));
+    Expect(";");
+  } else {
+    s.body.push_back(ParseOp());
+    Expect(";");
+  }
+  const std::size_t text_end = tokens_[pos_ - 1].end;
+  s.text = CollapseSpace(text_.substr(text_begin, text_end - text_begin));
+  program_.statements.push_back(std::move(s));
+}
+
+std::string Parser::CollapseSpace(std::string_view in) {
+  std::string out;
+  bool space = false;
+  for (const char c : in) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (!out.empty() && out.back() == ';') out.pop_back();
+  return out;
+}
+
+std::vector<Op> Parser::ParseBlock() {
+  Expect("{");
+  std::vector<Op> ops;
+  while (!Accept("}")) {
+    if (AtEnd()) Fail(Cur(), "the '{' is not closed");
+    ops.push_back(ParseOp());
+    if (!Peek("}")) Expect(";");
+  }
+  return ops;
+}
+
+std::vector<Op> Parser::ParseBranch() {
+  if (Peek("{")) return ParseBlock();
+  std::vector<Op> ops;
+  ops.push_back(ParseOp());
+  return ops;
+}
+
+Op Parser::ParseOp() {
+  const Nest nest(*this);
+  const Token& t = Cur();
+  Op op;
+  op.where = Where(t);
+  if (Accept("skip")) {
+    op.kind = Op::Kind::kAssume;
+    op.exprs.push_back(MakeBool(true, op.where));
+  } else if (Accept("assume")) {
+    op.kind = Op::Kind::kAssume;
+    op.exprs.push_back(ParseBoolExpr());
+  } else if (Accept("assert")) {
+    op.kind = Op::Kind::kAssert;
+    op.exprs.push_back(ParseBoolExpr());
+  } else if (Accept("goto")) {
+    op.kind = Op::Kind::kGoto;
+    const Token& label = Cur();
+    if (label.kind != Token::Kind::kIdent && label.kind != Token::Kind::kNumber) {
+      Fail(label, "expected a label" + Found());
+    }
+    ++pos_;
+    op.label = kPendingBase + static_cast<std::uint32_t>(pending_gotos_.size());
+    pending_gotos_.push_back({label.text, Where(label)});
+  } else if (Accept("end")) {
+    op.kind = Op::Kind::kGoto;
+    op.label = kPendingBase + static_cast<std::uint32_t>(pending_gotos_.size());
+    pending_gotos_.push_back({"end", op.where});
+  } else if (Accept("if")) {
+    op.kind = Op::Kind::kIf;
+    op.exprs.push_back(ParseBoolExpr());
+    Expect("then");
+    op.blocks.push_back(ParseBranch());
+    op.blocks.emplace_back();
+    if (Accept("else")) op.blocks.back() = ParseBranch();
+  } else if (Accept("choose")) {
+    op.kind = Op::Kind::kChoice;
+    op.blocks.push_back(ParseBlock());
+    if (!Peek("or")) Fail(Cur(), "'choose' needs at least two blocks joined by 'or'");
+    while (Accept("or")) op.blocks.push_back(ParseBlock());
+  } else if (t.kind == Token::Kind::kIdent && !IsKeyword(t.text)) {
+    ParseAssignments(op);
+  } else {
+    Fail(t, "expected a statement" + Found());
+  }
+  return op;
+}
+
+void Parser::ParseAssignments(Op& op) {
+  op.kind = Op::Kind::kAssign;
+  do {
+    const Token& name = ExpectIdent("a variable to assign");
+    const auto ref = FindVar(name.text);
+    if (!ref) Fail(name, "unknown variable '" + name.text + "'");
+    if (Peek("[")) Fail(Cur(), "a thread may assign only its own locals and shared variables");
+    for (const Op::Target& other : op.targets) {
+      if (other.local == ref->local && other.var == ref->index) {
+        Fail(name, "'" + name.text + "' is assigned twice in one statement");
+      }
+    }
+    const Variable& var = ref->local ? program_.locals[ref->index] : program_.shared[ref->index];
+    Expect(":=");
+    op.targets.push_back({ref->local, ref->index});
+    if (Peek("fetch_and_add")) {
+      // x := fetch_and_add(v [, e]) is x := v, v := v + e (default 1), atomically.
+      const Token& kw = tokens_[pos_++];
+      Expect("(");
+      const Token& vname = ExpectIdent("a shared variable");
+      const auto vref = FindVar(vname.text);
+      if (!vref || vref->local) Fail(vname, "fetch_and_add needs a shared integer variable");
+      if (program_.shared[vref->index].type == Type::kBool) {
+        Fail(vname, "fetch_and_add needs an integer variable");
+      }
+      ExprPtr amount = Accept(",") ? ParseIntExpr() : MakeNumber(1, Where(kw));
+      Expect(")");
+      for (const Op::Target& other : op.targets) {
+        if (!other.local && other.var == vref->index) {
+          Fail(vname, "'" + vname.text + "' is assigned twice in one statement");
+        }
+      }
+      auto read = std::make_unique<Expr>();
+      read->kind = Expr::Kind::kShared;
+      read->var = vref->index;
+      read->where = Where(vname);
+      auto sum = std::make_unique<Expr>();
+      sum->kind = Expr::Kind::kBinary;
+      sum->op = Expr::Op::kAdd;
+      sum->where = Where(kw);
+      sum->args.push_back(CloneShared(vref->index, Where(vname)));
+      sum->args.push_back(std::move(amount));
+      if (var.type == Type::kBool) Fail(name, "fetch_and_add returns an integer");
+      op.exprs.push_back(std::move(read));
+      op.targets.push_back({false, vref->index});
+      op.exprs.push_back(std::move(sum));
+      continue;
+    }
+    op.exprs.push_back(var.type == Type::kBool ? ParseBoolExpr() : ParseIntExpr());
+  } while (Accept(","));
+}
+
+ExprPtr Parser::CloneShared(std::uint32_t var, const SourceLocation& where) {
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Kind::kShared;
+  e->var = var;
+  e->where = where;
+  return e;
+}
+
+}  // namespace druba::predabs::internal
