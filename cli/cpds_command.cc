@@ -2,7 +2,6 @@
 #include "cli/abstract_graph.h"
 #include "cli/run_common.h"
 #include "cli/schedule_svg.h"
-#include "cli/trace_walk.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "common/json_reader.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
+#include "cpds/replay.h"
 #include "cpds/top_k.h"
 #include "explore/trace.h"
 
@@ -317,63 +317,10 @@ int Replay(const RunOptions& given) {
     if (stack) k = std::max(k, static_cast<std::uint32_t>(stack->size()));
   }
   const TopKAbstraction abs(model, k, loaded.target);
-  const std::uint32_t n = model.num_threads();
-  std::vector<Word> state;
-  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
-  CheckTraceHeader(doc, n);
-  const JsonValue& steps = doc.At("steps");
-  const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
-                        const std::string& slot) {
-    std::optional<std::uint32_t> wanted;
-    if (kind == "step") {
-      const std::uint32_t line = step.At("line").AsUInt();
-      const auto& rules = model.cpds().threads[thread].rules;
-      for (std::uint32_t a = 0; a < rules.size(); ++a) {
-        if (rules[a].line == line) wanted = a;
-      }
-      if (!wanted) {
-        throw InputError(step.At("line").where, slot + "thread " + std::to_string(thread) +
-                                                    " has no rule on line " + std::to_string(line) +
-                                                    " of " + given.model);
-      }
-      const std::string rule = cpds::RuleToString(model.rule(thread, *wanted));
-      if (step.Has("rule") && step.At("rule").AsString() != rule) {
-        throw InputError(step.At("rule").where,
-                         slot + "the rule on line " + std::to_string(line) + " is " + rule);
-      }
-    }
-    std::optional<std::vector<Word>> next;
-    bool any = false;
-    model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
-      any = true;
-      if (wanted && action == *wanted) next.emplace(s.begin(), s.end());
-    });
-    if (kind == "stutter" && any) {
-      throw InputError(step.where, slot + "thread " + std::to_string(thread) +
-                                       " has an enabled rule, so it cannot stutter");
-    }
-    if (kind == "step" && !next) {
-      throw InputError(step.where, slot + "rule " + model.DescribeRule(thread, *wanted) +
-                                       " is not enabled in " +
-                                       model.DescribeState(StateView(state)));
-    }
-    if (next) state = *next;
-  };
-  const std::uint32_t delays =
-      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
-  const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
-  CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
-  CheckCounter(doc, "delays", delays, "the trace: ");
-  std::vector<Word> a(abs.width());
-  abs.Abstract(StateView(state), std::span<Word>(a));
-  if (!abs.Violates(StateView(a))) {
-    throw InputError({given.replay_trace, 0, 0},
-                     "the trace ends in " + model.DescribeState(StateView(state)) +
-                         ", which does not match the target " + loaded.target_text);
-  }
-  std::cout << "replay: violation confirmed: " << steps.items.size() - 1 << " slots, " << delays
-            << " delays, reached " << model.DescribeState(StateView(state)) << " (target "
-            << loaded.target_text << ")\n";
+  const ReplayOutcome done =
+      cpds::ReplayTrace(model, abs, doc, given.replay_trace, given.model, loaded.target_text);
+  std::cout << "replay: violation confirmed: " << done.slots << " slots, " << done.delays
+            << " delays, reached " << done.reached << " (target " << loaded.target_text << ")\n";
   return exit_code::kViolation;
 }
 

@@ -2,7 +2,6 @@
 #include "cli/abstract_graph.h"
 #include "cli/run_common.h"
 #include "cli/schedule_svg.h"
-#include "cli/trace_walk.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include "predabs/model.h"
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/replay.h"
 #include "predabs/thread_counts.h"
 
 namespace druba::cli {
@@ -344,71 +344,9 @@ std::string RunHuman(const OneRun& one, bool detail) {
 // `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
 int Replay(const RunOptions& options, const predabs::Program& program) {
   const JsonValue doc = ParseJson(ReadFile(options.replay_trace), options.replay_trace);
-  // One template runs with any count; several fix it.
-  const std::uint32_t n =
-      CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads());
-  IntModel model(program, n);
-  std::vector<Word> state;
-  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
-  const JsonValue& steps = doc.At("steps");
-  const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
-                        const std::string& slot) {
-    std::vector<std::vector<Word>> successors;
-    std::vector<std::uint32_t> actions;
-    model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
-      actions.push_back(action);
-      successors.emplace_back(s.begin(), s.end());
-    });
-    if (kind == "stutter") {
-      if (!successors.empty()) {
-        throw InputError(step.where, slot + "thread " + std::to_string(thread) +
-                                         " has an enabled statement, so it cannot stutter");
-      }
-      return;
-    }
-    const std::string& label = step.At("label").AsString();
-    for (std::size_t k = 0; k < successors.size(); ++k) {
-      const bool same_state =
-          !step.Has("state") ||
-          step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
-      const predabs::Statement& st = program.statements[actions[k]];
-      if (st.label == label && same_state) {
-        // Everything else the slot says of the statement must be true of it too.
-        std::string wrong = slot;
-        wrong.append("statement '").append(label);
-        if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
-          wrong.append("' is on line ").append(std::to_string(st.where.line));
-          throw InputError(step.At("line").where, wrong);
-        }
-        if (step.Has("statement") && step.At("statement").AsString() != st.text) {
-          wrong.append("' reads '").append(st.text).append("'");
-          throw InputError(step.At("statement").where, wrong);
-        }
-        state = successors[k];
-        return;
-      }
-    }
-    std::string message = slot;
-    message.append("thread ")
-        .append(std::to_string(thread))
-        .append(" cannot take statement '")
-        .append(label)
-        .append("' to the recorded state from ")
-        .append(model.DescribeState(StateView(state)));
-    throw InputError(step.where, message);
-  };
-  const std::uint32_t delays =
-      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
-  const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
-  CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
-  CheckCounter(doc, "delays", delays, "the trace: ");
-  if (!model.AnyThreadFailed(StateView(state))) {
-    throw InputError({options.replay_trace, 0, 0}, "the trace ends in " +
-                                                       model.DescribeState(StateView(state)) +
-                                                       ", where no thread has failed");
-  }
-  std::cout << "replay: violation confirmed: " << steps.items.size() - 1 << " slots, " << delays
-            << " delays, reached " << model.DescribeState(StateView(state)) << "\n";
+  const ReplayOutcome done = predabs::ReplayTrace(program, doc, options.replay_trace);
+  std::cout << "replay: violation confirmed: " << done.slots << " slots, " << done.delays
+            << " delays, reached " << done.reached << "\n";
   return exit_code::kViolation;
 }
 

@@ -1,8 +1,9 @@
-// The part of `druba replay` that does not depend on the model: a saved trace's "steps" under
-// Round-Robin. The first step, and only it, is 'initial'; every later slot belongs to thread
-// (previous + 1) mod n and is a 'step', a 'stutter' or a 'delay'. `take(step, thread, kind,
-// slot)` re-executes a step or a stutter on the model (and throws InputError when it does not
-// fit); after every slot the recorded "state", where present, must equal `describe()`.
+// Replaying a saved trace (the `--trace-out` JSON) on a model, the part that does not depend on
+// the model kind: the header, and the "steps" under Round-Robin. The first step, and only it, is
+// 'initial'; every later slot belongs to thread (previous + 1) mod n and is a 'step', a 'stutter'
+// or a 'delay'. `take(step, thread, kind, slot)` re-executes a step or a stutter on the model (and
+// throws InputError when it does not fit); after every slot the recorded "state", where present,
+// must equal `describe()`.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,14 @@
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
 
-namespace druba::cli {
+namespace druba {
+
+// What a replay that confirmed its trace re-executed.
+struct ReplayOutcome {
+  std::uint32_t slots = 0;
+  std::uint32_t delays = 0;
+  std::string reached;  // the last state, described by the model
+};
 
 // The trace file's header: the format version (1) and, where the model fixes it, the thread
 // count (`model_threads`, 0 when any count is allowed). Returns the trace's thread count.
@@ -89,4 +97,4 @@ std::uint32_t WalkTrace(const JsonValue& steps, std::uint32_t n, Take&& take, De
   return delays;
 }
 
-}  // namespace druba::cli
+}  // namespace druba

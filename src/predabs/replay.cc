@@ -1,0 +1,78 @@
+#include "predabs/replay.h"
+
+#include <vector>
+
+#include "common/diagnostics.h"
+#include "predabs/model.h"
+
+namespace druba::predabs {
+
+ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
+                          const std::string& trace_file) {
+  // One template runs with any count; several fix it.
+  const std::uint32_t n =
+      CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads());
+  IntModel model(program, n);
+  std::vector<Word> state;
+  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
+  const JsonValue& steps = doc.At("steps");
+  const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
+                        const std::string& slot) {
+    std::vector<std::vector<Word>> successors;
+    std::vector<std::uint32_t> actions;
+    model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView s) {
+      actions.push_back(action);
+      successors.emplace_back(s.begin(), s.end());
+    });
+    if (kind == "stutter") {
+      if (!successors.empty()) {
+        throw InputError(step.where, slot + "thread " + std::to_string(thread) +
+                                         " has an enabled statement, so it cannot stutter");
+      }
+      return;
+    }
+    const std::string& label = step.At("label").AsString();
+    for (std::size_t k = 0; k < successors.size(); ++k) {
+      const bool same_state =
+          !step.Has("state") ||
+          step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
+      const Statement& st = program.statements[actions[k]];
+      if (st.label == label && same_state) {
+        // Everything else the slot says of the statement must be true of it too.
+        std::string wrong = slot;
+        wrong.append("statement '").append(label);
+        if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
+          wrong.append("' is on line ").append(std::to_string(st.where.line));
+          throw InputError(step.At("line").where, wrong);
+        }
+        if (step.Has("statement") && step.At("statement").AsString() != st.text) {
+          wrong.append("' reads '").append(st.text).append("'");
+          throw InputError(step.At("statement").where, wrong);
+        }
+        state = successors[k];
+        return;
+      }
+    }
+    std::string message = slot;
+    message.append("thread ")
+        .append(std::to_string(thread))
+        .append(" cannot take statement '")
+        .append(label)
+        .append("' to the recorded state from ")
+        .append(model.DescribeState(StateView(state)));
+    throw InputError(step.where, message);
+  };
+  const std::uint32_t delays =
+      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
+  const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
+  CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
+  CheckCounter(doc, "delays", delays, "the trace: ");
+  if (!model.AnyThreadFailed(StateView(state))) {
+    throw InputError({trace_file, 0, 0}, "the trace ends in " +
+                                             model.DescribeState(StateView(state)) +
+                                             ", where no thread has failed");
+  }
+  return {slots, delays, model.DescribeState(StateView(state))};
+}
+
+}  // namespace druba::predabs
