@@ -115,7 +115,7 @@ struct Report {
     w.Key("pareto_pairs").UInt(ex.num_records());
     WriteBoundsJson(w, result);
     WriteProofJson(w, result, Relation(), &symmetry);
-    w.Key("mode").String(options.mode);
+    w.Key("mode").String(ModeName(options.mode));
     w.Key("image_calls").UInt(result.image_calls);
     w.Key("image_calls_final_plateau").UInt(FinalPlateauCalls());
     w.Key("transitions").UInt(ex.stats().transitions);
@@ -124,7 +124,7 @@ struct Report {
     w.Key("time_s").Double(result.time_s);
     w.Key("peak_rss_mb").Double(PeakRssMb());
     w.Key("bytes_per_key").Double(BytesPerKey());
-    if (options.mode != "explicit") {
+    if (options.mode != Mode::kExplicit) {
       const auto m = ex.MemoryUse();
       const double keys = std::max<double>(1, static_cast<double>(ex.num_keys()));
       w.Key("bytes_per_key_by_part").BeginObject();
@@ -333,7 +333,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   CpdsModel model(loaded.cpds, loaded.init);
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  const Mode mode = ModeFromName(options.mode);
+  const Mode mode = options.mode;
   CpdsDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "abstraction/verdict.h"
+
 namespace druba::cli {
 
 // Plain options for one run (STYLE.md 10: no globals).
@@ -20,7 +22,7 @@ struct RunOptions {
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
-  std::string mode = "druba";           // druba | ai | naive | explicit
+  Mode mode = Mode::kDruba;
   std::uint32_t max_stack = 64;         // explicit: a deeper stack ends the search with `unknown`
   std::uint32_t rounds = 20;            // `test` only
   std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening

@@ -161,7 +161,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
   abs.SetLimits(&limits);
   if (const predabs::SolverLog* log = SolverLogFromEnvironment()) abs.SetSolverLog(*log);
-  const Mode mode = ModeFromName(options.mode);
+  const Mode mode = options.mode;
   DrbDruba run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
@@ -420,7 +420,7 @@ std::string JsonReport(const DrbReport& report) {
   w.Key("model").String(options.model);
   w.Key("threads").String(thread_text);
   w.Key("abstraction").String(spec->name);
-  w.Key("mode").String(options.mode);
+  w.Key("mode").String(ModeName(options.mode));
   w.Key("abstract_states").UInt(final_run.set->size());
   w.Key("abstract_state_list").BeginArray();
   for (const std::string& line : final_run.abstract_lines) w.String(line);

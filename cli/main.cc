@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -153,10 +154,16 @@ void AddVerify(CLI::App& app, druba::cli::RunOptions& options) {
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
   AddCommonOptions(verify, options);
+  // Straight into the enum; the names (and only they) are checked first.
+  static const std::map<std::string, druba::Mode> kModes = {{"druba", druba::Mode::kDruba},
+                                                            {"ai", druba::Mode::kAi},
+                                                            {"naive", druba::Mode::kNaive},
+                                                            {"explicit", druba::Mode::kExplicit}};
   verify
-      ->add_option("--mode", options.mode,
-                   "druba (default); ai: closure under all actions after every raise; naive: "
-                   "every R(r,d) from scratch; explicit: all interleavings, no bounds")
+      ->add_option_function<std::string>(
+          "--mode", [&options](const std::string& name) { options.mode = kModes.at(name); },
+          "druba (default); ai: closure under all actions after every raise; naive: every R(r,d) "
+          "from scratch; explicit: all interleavings, no bounds")
       ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
   verify
       ->add_option("--upper-bound", options.upper_bound,

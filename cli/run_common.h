@@ -20,13 +20,6 @@ inline unsigned JobsFromOption(unsigned jobs) {
   return jobs != 0 ? jobs : std::max(1U, std::thread::hardware_concurrency());
 }
 
-inline Mode ModeFromName(const std::string& name) {
-  return name == "ai"         ? Mode::kAi
-         : name == "naive"    ? Mode::kNaive
-         : name == "explicit" ? Mode::kExplicit
-                              : Mode::kDruba;
-}
-
 // About once a second on stderr: bounds, states, abstract states, successor calls/s, memory.
 // `label` (e.g. "threads=3 ") goes before the bounds.
 template <class Run>

@@ -38,12 +38,6 @@ struct RaiseEvent {
 };
 
 // How the driver gets R(r,d) and when it stops (DESIGN.md section 6).
-enum class Mode {
-  kDruba,     // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
-  kAi,        // the same, and after every raise a closure test under all actions: closed is safe
-  kNaive,     // every R(r,d) recomputed from the initial states; otherwise as kDruba
-  kExplicit,  // no bounds: exhaustive search under free scheduling (Druba::Explicit)
-};
 
 struct RunResult {
   Verdict verdict = Verdict::kUnknown;

@@ -34,6 +34,20 @@ std::string_view ProofName(Proof proof) {
   return "none";
 }
 
+std::string_view ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kDruba:
+      return "druba";
+    case Mode::kAi:
+      return "ai";
+    case Mode::kNaive:
+      return "naive";
+    case Mode::kExplicit:
+      return "explicit";
+  }
+  return "?";
+}
+
 int ExitCodeFor(Verdict verdict) {
   switch (verdict) {
     case Verdict::kSafe:

@@ -33,8 +33,16 @@ inline constexpr int kInternal = 6;
 inline constexpr int kViolation = 10;
 }  // namespace exit_code
 
+enum class Mode {
+  kDruba,     // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
+  kAi,        // the same, and after every raise a closure test under all actions: closed is safe
+  kNaive,     // every R(r,d) recomputed from the initial states; otherwise as kDruba
+  kExplicit,  // no bounds: exhaustive search under free scheduling (Druba::Explicit)
+};
+
 std::string_view VerdictName(Verdict verdict);
 std::string_view ProofName(Proof proof);
+std::string_view ModeName(Mode mode);  // "druba", "ai", "naive", "explicit"
 int ExitCodeFor(Verdict verdict);
 
 }  // namespace druba
