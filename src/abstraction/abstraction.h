@@ -15,12 +15,18 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "explore/state_store.h"
 
 namespace druba {
 
+// Everything the driver asks of an abstraction: its width, the abstraction of a program state,
+// the property on abstract states, and a closure oracle over a reached abstract set that
+// enumerates the abstract successors under the disrespecting actions (the closure test), under
+// every action (the `ai` baseline and the upper bound O), and says why it could not decide, if it
+// could not (empty when it did; a solver's unknown).
 template <class A>
 concept Abstraction = requires(const A& abs, StateView state, std::span<Word> out,
                                const StateStore& reached) {
@@ -29,6 +35,9 @@ concept Abstraction = requires(const A& abs, StateView state, std::span<Word> ou
   { abs.Violates(state) } -> std::convertible_to<bool>;
   abs.MakeClosureOracle(reached).ForEachDisrespectSuccessor(
       state, [](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView /*successor*/) {});
+  abs.MakeClosureOracle(reached).ForEachAbstractSuccessor(
+      state, [](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView /*successor*/) {});
+  { abs.MakeClosureOracle(reached).undecided() } -> std::convertible_to<std::string_view>;
 };
 
 // Listener for the explorer: keeps the set of abstract states reached so far, counts new ones, and
@@ -106,10 +115,9 @@ std::optional<ClosureFailure> CheckClosure(const A& abs, const StateStore& set,
     } else {
       oracle.ForEachDisrespectSuccessor(from, check);
     }
-    if constexpr (requires { oracle.undecided(); }) {
-      if (!failure && !oracle.undecided().empty()) {
-        failure = ClosureFailure{{from.begin(), from.end()}, 0, 0, {}, oracle.undecided()};
-      }
+    if (!failure && !oracle.undecided().empty()) {
+      failure =
+          ClosureFailure{{from.begin(), from.end()}, 0, 0, {}, std::string(oracle.undecided())};
     }
   }
   return failure;

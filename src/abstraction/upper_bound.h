@@ -118,9 +118,8 @@ class KleeneUpperBound final : public UpperBoundSearch {
       for (std::size_t at = 0; at < found_.size(); at += width) {
         set_->FindOrInsert(StateView(found_.data() + at, width));
       }
-      if constexpr (requires { oracle_->undecided(); }) {
-        if (!oracle_->undecided().empty())
-          Stop("a solver query was undecided: " + oracle_->undecided());
+      if (!oracle_->undecided().empty()) {
+        Stop("a solver query was undecided: " + std::string(oracle_->undecided()));
       }
       if (set_->size() > max_states_) {
         Stop("it has more than " + std::to_string(max_states_) + " abstract states");

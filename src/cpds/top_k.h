@@ -16,10 +16,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
+#include "abstraction/abstraction.h"
 #include "abstraction/symmetry.h"
 #include "abstraction/upper_bound.h"
 #include "cpds/below.h"
@@ -124,6 +126,9 @@ class TopKAbstraction::ClosureOracle {
     }
   }
 
+  // The relation decides every successor: never undecided.
+  std::string_view undecided() const { return {}; }
+
   // Successors under every action of every thread (the `ai` baseline): overwrites and pushes are
   // exact on the top K symbols, pops as above, and a thread with no enabled rule stutters.
   template <class F>
@@ -172,5 +177,7 @@ class TopKAbstraction::ClosureOracle {
 // upper_bound.h's with below.h's induction) or static (every tuple visible), and the thread
 // symmetry of identical blocks with identical initial stacks. `abs` must outlive the result.
 SandwichSetup MakeSandwich(const TopKAbstraction& abs, bool joint, bool has_property);
+
+static_assert(Abstraction<TopKAbstraction>);
 
 }  // namespace druba::cpds

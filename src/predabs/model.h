@@ -13,6 +13,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "explore/explorer.h"
 #include "explore/state_store.h"
 #include "predabs/ast.h"
 
@@ -111,5 +112,7 @@ class IntModel {
   SuccessorBuffer successors_;
   Failure last_failure_ = Failure::kNone;
 };
+
+static_assert(ExplorableModel<IntModel>);
 
 }  // namespace druba::predabs

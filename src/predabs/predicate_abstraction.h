@@ -151,6 +151,8 @@ class PredicateAbstraction {
   SolverLog log_;
 };
 
+static_assert(Abstraction<PredicateAbstraction>);
+
 // The outer loop's closure test with the thread count left symbolic (see the header comment).
 struct AllCountsResult {
   bool closed = false;
