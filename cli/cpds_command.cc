@@ -25,7 +25,7 @@ namespace {
 
 using cpds::CpdsModel;
 using cpds::TopKAbstraction;
-using CpdsDruba = Druba<CpdsModel, TopKAbstraction>;
+using CpdsDriver = PlateauDriver<CpdsModel, TopKAbstraction>;
 
 std::string DefaultInitPath(const std::string& model) {
   std::filesystem::path path(model);
@@ -63,7 +63,7 @@ Loaded Load(const RunOptions& options) {
   return out;
 }
 
-std::string DumpAbstract(const CpdsDruba& run, const TopKAbstraction& abs) {
+std::string DumpAbstract(const CpdsDriver& run, const TopKAbstraction& abs) {
   std::vector<std::string> lines;
   const StateStore& set = run.abstract_states();
   lines.reserve(set.size());
@@ -79,7 +79,7 @@ struct Report {
   const Loaded& loaded;
   CpdsModel& model;
   const TopKAbstraction& abs;
-  const CpdsDruba& run;
+  const CpdsDriver& run;
   const RunResult& result;
   const ThreadSymmetry& symmetry;
   std::vector<TraceStep> trace;
@@ -334,7 +334,7 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const TopKAbstraction abs(model, options.top, loaded.target);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const Mode mode = options.mode;
-  CpdsDruba run(model, abs, &limits, mode);
+  CpdsDriver run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   const ThreadSymmetry symmetry = abs.Symmetry();

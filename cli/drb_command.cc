@@ -27,7 +27,7 @@ namespace {
 
 using predabs::IntModel;
 using predabs::PredicateAbstraction;
-using DrbDruba = Druba<IntModel, PredicateAbstraction>;
+using DrbDriver = PlateauDriver<IntModel, PredicateAbstraction>;
 
 const char* FailureText(predabs::Failure f) {
   switch (f) {
@@ -162,7 +162,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   abs.SetLimits(&limits);
   if (const predabs::SolverLog* log = SolverLogFromEnvironment()) abs.SetSolverLog(*log);
   const Mode mode = options.mode;
-  DrbDruba run(model, abs, &limits, mode);
+  DrbDriver run(model, abs, &limits, mode);
   run.KeepTrace(!options.no_trace);
   run.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.command == "verify" && fixed_count && options.upper_bound == "joint") {

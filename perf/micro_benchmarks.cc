@@ -101,7 +101,7 @@ void BM_ClosureTest(benchmark::State& state, const char* name, std::uint32_t k) 
   const auto [c, init] = Load(name);
   cpds::CpdsModel model(c, init);
   const cpds::TopKAbstraction abs(model, k, std::nullopt);
-  Druba run(model, abs);
+  PlateauDriver run(model, abs);
   run.Verify();
   std::uint64_t checks = 0;
   for (auto _ : state) {
@@ -121,7 +121,7 @@ void BM_Verify(benchmark::State& state, const char* name, std::uint32_t k) {
   for (auto _ : state) {
     cpds::CpdsModel model(c, init);
     const cpds::TopKAbstraction abs(model, k, std::nullopt);
-    Druba run(model, abs);
+    PlateauDriver run(model, abs);
     benchmark::DoNotOptimize(run.Verify());
     calls += run.explorer().stats().image_calls;
   }

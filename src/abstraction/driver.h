@@ -61,9 +61,10 @@ struct RunResult {
 };
 
 template <ExplorableModel Model, Abstraction Abs>
-class Druba {
+class PlateauDriver {
  public:
-  Druba(Model& model, const Abs& abs, LimitWatch* limits = nullptr, Mode mode = Mode::kDruba)
+  PlateauDriver(Model& model, const Abs& abs, LimitWatch* limits = nullptr,
+                Mode mode = Mode::kDruba)
       : model_(model), abs_(abs), limits_(limits), mode_(mode) {
     Reset();
   }

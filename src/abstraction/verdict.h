@@ -37,7 +37,7 @@ enum class Mode {
   kDruba,     // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
   kAi,        // the same, and after every raise a closure test under all actions: closed is safe
   kNaive,     // every R(r,d) recomputed from the initial states; otherwise as kDruba
-  kExplicit,  // no bounds: exhaustive search under free scheduling (Druba::Explicit)
+  kExplicit,  // no bounds: exhaustive search under free scheduling (PlateauDriver::Explicit)
 };
 
 std::string_view VerdictName(Verdict verdict);

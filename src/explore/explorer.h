@@ -16,14 +16,14 @@
 // the fewest rounds, and a small hash set the one with the fewest delays.
 //
 // Parallel expansion (SetJobs): the moves to take are cut into blocks, and a block is expanded
-// in two phases. Phase A runs on all workers and only reads the search: it computes the
-// successors and looks them up in the state store. Phase B stores them: with one worker, one at a
-// time in block order (PhaseB); with several (StoreInParallel), the new program states are stored
-// in block order, then the keys, cut into one shard per worker by a hash of the key, let each
-// worker decide and store the successors whose keys fall in its shard, in block order, with
-// record ids given in block order in between. Either way the same records get the same ids, so
-// the stored states, keys, records and parent links do not depend on the number of workers or
-// their timing.
+// in two phases. The first (ComputeSuccessors) runs on all workers and only reads the search: it
+// computes the successors and looks them up in the state store. The second stores them: with one
+// worker, one at a time in block order (StoreInOrder); with several (StoreInParallel), the new
+// program states are stored in block order, then the keys, cut into one shard per worker by a
+// hash of the key, let each worker decide and store the successors whose keys fall in its shard,
+// in block order, with record ids given in block order in between. Either way the same records
+// get the same ids, so the stored states, keys, records and parent links do not depend on the
+// number of workers or their timing.
 //
 // The explorer knows nothing about the model's states beyond their words: the Model gives initial
 // states and per-thread successors, and a Listener hears about every new program state.
@@ -282,12 +282,11 @@ class Explorer {
     }
     return {path.rbegin(), path.rend()};
   }
-  // Threads for phase A of the expansion (1: none besides the caller). Models that are not a
-  // ConcurrentModel always use one.
-  // `parallel_min`: blocks with fewer moves run on the caller alone (tests lower it to run tiny
-  // searches in parallel).
-  // `adaptive`: blocks run on all workers only while that is faster per move than on one (both
-  // give the same records): every 16 blocks, two blocks in a row are timed, one each way.
+  // Threads for the first phase of the expansion (1: none besides the caller). Models that are not
+  // a ConcurrentModel always use one. `parallel_min`: blocks with fewer moves run on the caller
+  // alone (tests lower it to run tiny searches in parallel). `adaptive`: blocks run on all workers
+  // only while that is faster per move than on one (both give the same records): every 16 blocks,
+  // two blocks in a row are timed, one each way.
   void SetJobs(unsigned jobs, std::size_t parallel_min = kParallelMin, bool adaptive = false) {
     if (!records_.empty()) return;  // before Start() only: the key index is cut per job
     jobs_ = ConcurrentModel<Model> ? std::max(1U, std::min(jobs, kMaxJobs)) : 1;
@@ -369,7 +368,7 @@ class Explorer {
   static constexpr std::size_t kBlockItems = std::size_t{1} << 13;  // moves expanded per block
   static constexpr std::size_t kPrefetchAhead = 8;
 
-  // A successor phase A kept: no pair of its key dominated it when the block began.
+  // A successor the first phase kept: no pair of its key dominated it when the block began.
   struct Candidate {
     std::uint32_t parent;
     std::uint32_t state;  // its id; when not `stored`, the index of its words in WorkerOutput
@@ -385,11 +384,11 @@ class Explorer {
     std::size_t delay_parked = 0;  // moves the delay bound stopped (the delay frontier is implicit)
     std::vector<Word> scratch;
     ExploreStats stats;
-    // The words of a candidate phase A did not find in the state store.
+    // The words of a candidate the first phase did not find in the state store.
     StateView WordsOf(const Candidate& c, std::size_t width) const {
       return {words.data() + std::size_t{c.state} * width, width};
     }
-    bool lookup = false;  // look successors up in the state store (when phase A is shared)
+    bool lookup = false;  // look successors up in the state store (when the first phase is shared)
     std::size_t Capacity() const {
       return candidates.capacity() * sizeof(Candidate) +
              (words.capacity() + round_parked.capacity() + scratch.capacity()) *
@@ -627,8 +626,8 @@ class Explorer {
   void RunBlock(std::span<const std::uint32_t> items, unsigned workers) {
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
-      PhaseA(model_, items, /*lookup=*/false, outputs_[0]);
-      PhaseB(outputs_[0]);
+      ComputeSuccessors(model_, items, /*lookup=*/false, outputs_[0]);
+      StoreInOrder(outputs_[0]);
     } else if constexpr (ConcurrentModel<Model>) {
       while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
       const auto part = [&](unsigned w) {
@@ -636,7 +635,7 @@ class Explorer {
         return items.subspan(from, items.size() * (w + 1) / workers - from);
       };
       pool_.Run(workers, [&](unsigned w) {
-        PhaseA(model_workers_[w], part(w), /*lookup=*/true, outputs_[w]);
+        ComputeSuccessors(model_workers_[w], part(w), /*lookup=*/true, outputs_[w]);
       });
       StoreInParallel(workers);
     }
@@ -644,8 +643,8 @@ class Explorer {
 
   // Phase A: reads the search, writes only `out` (and the model's tables, through `source`).
   template <class Source>
-  void PhaseA(Source& source, std::span<const std::uint32_t> items, bool lookup,
-              WorkerOutput& out) {
+  void ComputeSuccessors(Source& source, std::span<const std::uint32_t> items, bool lookup,
+                         WorkerOutput& out) {
     out.candidates.clear();
     out.words.clear();
     out.round_parked.clear();
@@ -687,7 +686,7 @@ class Explorer {
       ++out.stats.transitions;
       Candidate found = here;
       if (!out.lookup) {
-        // One worker: phase B's FindOrInsert is the only lookup.
+        // One worker: the second phase's FindOrInsert is the only lookup.
       } else if (const auto id = states_.Find(succ)) {
         found.state = *id;
         out.candidates.push_back(found);
@@ -704,8 +703,8 @@ class Explorer {
     }
   }
 
-  // Phase B: stores what phase A kept, in order.
-  void PhaseB(const WorkerOutput& out) {
+  // The second phase: stores what the first phase kept, in order.
+  void StoreInOrder(const WorkerOutput& out) {
     stats_ += out.stats;
     const std::size_t width = states_.width();
     const std::size_t count = out.candidates.size();
@@ -729,7 +728,7 @@ class Explorer {
     TakeParked(out);
   }
 
-  // Appends what the bounds stopped in phase A to the frontiers, in block order.
+  // Appends what the bounds stopped in the first phase to the frontiers, in block order.
   void TakeParked(const WorkerOutput& out) {
     round_parked_.insert(round_parked_.end(), out.round_parked.begin(), out.round_parked.end());
     delay_parked_ += out.delay_parked;
@@ -743,11 +742,11 @@ class Explorer {
     return stopped_;
   }
 
-  // Phase B with several workers. In block order, the states phase A did not find are stored;
-  // then each job decides, for the successors whose keys are in its shard and in block order,
-  // which are dominated (by a pair kept before the block or earlier in it: domination is
+  // The second phase with several workers. In block order, the states the first phase did not find
+  // are stored; then each job decides, for the successors whose keys are in its shard and in block
+  // order, which are dominated (by a pair kept before the block or earlier in it: domination is
   // transitive, so that is the sequential test); the kept ones get record ids in block order; and
-  // each job stores its shard's records. Same records, ids and decisions as PhaseB.
+  // each job stores its shard's records. Same records, ids and decisions as StoreInOrder.
   void StoreInParallel(unsigned workers) {
     block_.clear();
     fresh_.clear();
@@ -1020,7 +1019,7 @@ class Explorer {
   // Time and moves of the trials' blocks, older trials weighing less: on one worker, on all.
   std::array<double, 2> trial_ns_{};
   std::array<double, 2> trial_moves_{};
-  std::vector<WorkerOutput> outputs_;  // per worker of phase A
+  std::vector<WorkerOutput> outputs_;  // per worker of the first phase
   // The parallel store (StoreInParallel): the block's successors, which of them carried a new
   // state, each shard's share, the decisions, the record ids, per shard its keys given pairs in
   // this block and its counts.

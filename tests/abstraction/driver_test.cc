@@ -44,7 +44,7 @@ PlainState ToPlain(const CpdsModel& model, const std::vector<Word>& words) {
   return s;
 }
 
-std::set<std::string> Described(const Druba<CpdsModel, TopKAbstraction>& run,
+std::set<std::string> Described(const PlateauDriver<CpdsModel, TopKAbstraction>& run,
                                 const TopKAbstraction& abs) {
   std::set<std::string> out;
   for (std::uint32_t id = 0; id < run.abstract_states().size(); ++id) {
@@ -59,7 +59,7 @@ TEST(DriverTest, Ex8FollowsThePapersPathAndProvesSafe) {
   const cpds::Cpds c = cpds::ParsePds(ReadFile(dir + "ex8.pds"), "ex8.pds", &warnings);
   CpdsModel model(c, cpds::ParseInit(ReadFile(dir + "ex8.init"), "ex8.init", c));
   const TopKAbstraction abs(model, 1, std::nullopt);
-  Druba run(model, abs);
+  PlateauDriver run(model, abs);
   const RunResult result = run.Verify();
   EXPECT_EQ(result.verdict, Verdict::kSafe);
   EXPECT_EQ(run.abstract_states().size(), 3u);
@@ -112,7 +112,7 @@ TEST(DriverTest, VerdictsAgreeWithBruteForceOnRandomPrograms) {
     }
     CpdsModel model(c, init);
     const TopKAbstraction abs(model, k, target);
-    Druba run(model, abs);
+    PlateauDriver run(model, abs);
     const RunResult result = run.Verify();
     bool target_reachable = false;
     std::set<std::string> alpha_free;
@@ -181,7 +181,7 @@ TEST(DriverTest, ModesAgreeOnRandomPrograms) {
     for (const Mode mode : {Mode::kDruba, Mode::kAi, Mode::kNaive}) {
       CpdsModel model(c, init);
       const TopKAbstraction abs(model, 1, target);
-      Druba run(model, abs, nullptr, mode);
+      PlateauDriver run(model, abs, nullptr, mode);
       const RunResult result = run.Verify();
       verdicts.push_back(result.verdict);
       sets.push_back(Described(run, abs));
@@ -216,12 +216,12 @@ TEST(DriverTest, ExplicitSearchAgreesWithDruba) {
     CpdsModel druba_model(c, init);
     const std::uint32_t k = 1 + static_cast<std::uint32_t>(i % 2);
     const TopKAbstraction druba_abs(druba_model, k, target);
-    Druba druba_run(druba_model, druba_abs);
+    PlateauDriver druba_run(druba_model, druba_abs);
     const RunResult druba = druba_run.Verify();
 
     CpdsModel model(c, init);
     const TopKAbstraction abs(model, k, target);
-    Druba run(model, abs, nullptr, Mode::kExplicit);
+    PlateauDriver run(model, abs, nullptr, Mode::kExplicit);
     const RunResult exhaustive = run.Explicit([&](StateView s) -> std::string {
       for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
         if (model.stacks().DepthUpTo(s[1 + t], 8) > 8) return "deep";

@@ -180,12 +180,12 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
     }
     CpdsModel plain_model(c, init);
     const TopKAbstraction plain_abs(plain_model, k, target);
-    Druba plain(plain_model, plain_abs);
+    PlateauDriver plain(plain_model, plain_abs);
     const RunResult without = plain.Verify();
 
     CpdsModel model(c, init);
     const TopKAbstraction abs(model, k, target);
-    Druba run(model, abs);
+    PlateauDriver run(model, abs);
     SandwichSetup setup = cpds::MakeSandwich(abs, /*joint=*/i % 5 != 0, target.has_value());
     if (i % 2 == 0) setup.head_start = 0;  // O alongside the exploration, 1/8 of its work
     run.UseSandwich(std::move(setup));

@@ -185,9 +185,9 @@ TEST(ExplorerTest, KeysWithManyPairsKeepAnExactIndex) {
   EXPECT_EQ(programs, 1u);
 }
 
-// --jobs: phase B stores in the order of the block whatever the number of workers, so several
-// workers give the same states, keys, records, statistics and parent links as one, after every
-// raise (and both equal Def. 1). Blocks of any size run in parallel here (parallel_min 1).
+// --jobs: the second phase stores in the order of the block whatever the number of workers, so
+// several workers give the same states, keys, records, statistics and parent links as one, after
+// every raise (and both equal Def. 1). Blocks of any size run in parallel here (parallel_min 1).
 struct PlainRecord {
   PlainState state;
   std::uint32_t rounds, delays, finder, parent;

@@ -339,7 +339,7 @@ TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
     const Program program = ParseProgram(text, "random.drb");
     IntModel model(program, n);
     const PredicateAbstraction abs(model, program.abstractions[0], 5000);
-    Druba<IntModel, PredicateAbstraction> run(model, abs);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
     const RunResult result = run.Verify();
     IntModel brute_model(program, n);
     const States reachable = Reachable(brute_model);
@@ -421,7 +421,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
           EXPECT_EQ(n, 2 + sets.size()) << "the counts run in order";
           IntModel model(program, n);
           const PredicateAbstraction abs(model, spec, 5000);
-          Druba<IntModel, PredicateAbstraction> run(model, abs);
+          PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
           const RunResult one = run.Verify();
           const StateStore& reached = run.abstract_states();
           sets.push_back(std::make_unique<StateStore>(reached.width()));
@@ -507,7 +507,7 @@ TEST(PredabsTest, RoundRobinReachabilityIsNotMonotoneInTheThreadCount) {
   const auto s_true = [&](std::uint32_t n, std::uint32_t rounds, std::uint32_t delays) {
     IntModel model(program, n);
     const PredicateAbstraction abs(model, program.abstractions[0], 5000);
-    Druba<IntModel, PredicateAbstraction> run(model, abs);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
     run.Bounded({rounds, delays});
     const auto set = StoreSet(run.abstract_states());
     return std::any_of(set.begin(), set.end(), [](const auto& a) { return a[0] == 1; });
