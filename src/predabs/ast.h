@@ -72,20 +72,20 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
-// One step of a statement's body. A statement is one atomic action: its body runs to the end
+// One instruction of a statement's body. A statement is one atomic action: its body runs to the end
 // (then control goes to the next statement) or to a goto; a false `assume` disables the path, a
 // false `assert` (or a runtime error) sends the thread to the error location.
-struct Op {
+struct Instr {
   enum class Kind : std::uint8_t { kAssign, kAssume, kAssert, kIf, kChoice, kGoto };
   struct Target {
     bool local = false;
     std::uint32_t var = 0;
   };
   Kind kind = Kind::kAssign;
-  std::vector<Target> targets;          // kAssign: written simultaneously
-  std::vector<ExprPtr> exprs;           // kAssign: right-hand sides; others: exprs[0] = condition
-  std::vector<std::vector<Op>> blocks;  // kIf: then, else; kChoice: the alternatives
-  std::uint32_t label = 0;              // kGoto: the target location
+  std::vector<Target> targets;  // kAssign: written simultaneously
+  std::vector<ExprPtr> exprs;   // kAssign: right-hand sides; others: exprs[0] = condition
+  std::vector<std::vector<Instr>> blocks;  // kIf: then, else; kChoice: the alternatives
+  std::uint32_t label = 0;                 // kGoto: the target location
   SourceLocation where;
 };
 
@@ -95,7 +95,7 @@ struct Statement {
   std::uint32_t next = 0;  // where control goes after the body
   std::string text;        // the statement's source text, for traces
   SourceLocation where;
-  std::vector<Op> body;
+  std::vector<Instr> body;
 };
 
 struct ThreadTemplate {

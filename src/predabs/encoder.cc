@@ -361,7 +361,7 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
       if (frames.empty()) return Finish(ctx, env, s_.Num(program_.statements[ctx.stmt].next));
       continue;
     }
-    const Op& op = (*top.block)[top.index++];
+    const Instr& op = (*top.block)[top.index++];
     const SymState now{env.shared, env.locals, ctx.pre->pc};
     std::vector<Term> slots(program_.num_slots, 0);
     std::vector<Term> errors;
@@ -370,14 +370,14 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
       return errors.empty() ? rest : s_.Ite(s_.Or(errors), fail, rest);
     };
     switch (op.kind) {
-      case Op::Kind::kAssign: {
+      case Instr::Kind::kAssign: {
         std::vector<Term> values;
         for (const ExprPtr& expr : op.exprs) {
           values.push_back(EvalIn(*expr, now, *ctx.count, ctx.actor, slots, &errors));
         }
         Env next = env;
         for (std::size_t i = 0; i < op.targets.size(); ++i) {
-          const Op::Target& target = op.targets[i];
+          const Instr::Target& target = op.targets[i];
           const Variable& var =
               target.local ? program_.locals[target.var] : program_.shared[target.var];
           Term value = values[i];
@@ -391,15 +391,15 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
         }
         return guarded(Exec(ctx, frames, std::move(next)));
       }
-      case Op::Kind::kAssume: {
+      case Instr::Kind::kAssume: {
         const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
         return guarded(s_.And({c, Exec(ctx, frames, env)}));
       }
-      case Op::Kind::kAssert: {
+      case Instr::Kind::kAssert: {
         const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
         return guarded(s_.Ite(c, Exec(ctx, frames, env), fail));
       }
-      case Op::Kind::kIf: {
+      case Instr::Kind::kIf: {
         const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
         std::vector<Frame> then_frames = frames;
         then_frames.push_back({&op.blocks[0], 0});
@@ -408,7 +408,7 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
         return guarded(s_.Ite(c, Exec(ctx, std::move(then_frames), env),
                               Exec(ctx, std::move(else_frames), env)));
       }
-      case Op::Kind::kChoice: {
+      case Instr::Kind::kChoice: {
         std::vector<Term> alternatives;
         for (const auto& block : op.blocks) {
           std::vector<Frame> f = frames;
@@ -417,7 +417,7 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
         }
         return s_.Or(alternatives);
       }
-      case Op::Kind::kGoto:
+      case Instr::Kind::kGoto:
         return Finish(ctx, env, s_.Num(op.label));
     }
   }

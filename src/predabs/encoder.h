@@ -78,7 +78,7 @@ class Encoder {
     std::vector<Term> locals;
   };
   struct Frame {
-    const std::vector<Op>* block;
+    const std::vector<Instr>* block;
     std::size_t index;
   };
   struct Ctx {

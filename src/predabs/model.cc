@@ -79,7 +79,7 @@ Word ValueTable::Encode(const Int& value) {
 
 struct IntModel::Env {
   std::vector<Word> words;
-  std::vector<std::pair<const std::vector<Op>*, std::size_t>> frames;
+  std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
   std::uint32_t thread = 0;
 };
 
@@ -201,7 +201,7 @@ void IntModel::Successors(StateView state, std::uint32_t thread, SuccessorBuffer
   Run(statement.body, 0, env, pc, out);
 }
 
-void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::uint32_t action,
+void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std::uint32_t action,
                    SuccessorBuffer& out) {
   const std::size_t pc_slot = PcSlot(env.thread);
   const auto finish = [&](std::uint32_t target) {
@@ -213,7 +213,7 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
     last_failure_ = kind;
     finish(program_.error_pc);
   };
-  const std::vector<Op>* block = &ops;
+  const std::vector<Instr>* block = &ops;
   std::size_t index = at;
   std::vector<Int> slots(program_.num_slots);
   try {
@@ -228,29 +228,29 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
         env.frames.pop_back();
         continue;
       }
-      const Op& op = (*block)[index++];
+      const Instr& op = (*block)[index++];
       const StateView now(env.words);
       switch (op.kind) {
-        case Op::Kind::kAssign:
+        case Instr::Kind::kAssign:
           Assign(op, env, slots);
           break;
-        case Op::Kind::kAssume:
+        case Instr::Kind::kAssume:
           if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) return;
           break;
-        case Op::Kind::kAssert:
+        case Instr::Kind::kAssert:
           if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) {
             fail(Failure::kAssert);
             return;
           }
           break;
-        case Op::Kind::kIf: {
+        case Instr::Kind::kIf: {
           const bool taken = EvalIn(*op.exprs[0], now, env.thread, slots) != 0;
           env.frames.emplace_back(block, index);
           block = &op.blocks[taken ? 0 : 1];
           index = 0;
           break;
         }
-        case Op::Kind::kChoice: {
+        case Instr::Kind::kChoice: {
           env.frames.emplace_back(block, index);
           for (const auto& alternative : op.blocks) {
             Env copy = env;
@@ -258,7 +258,7 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
           }
           return;
         }
-        case Op::Kind::kGoto:
+        case Instr::Kind::kGoto:
           finish(op.label);
           return;
       }
@@ -268,19 +268,19 @@ void IntModel::Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::ui
   }
 }
 
-void IntModel::Assign(const Op& op, Env& env, std::vector<Int>& slots) {
+void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
   const StateView now(env.words);
   std::vector<Int> values;
   values.reserve(op.exprs.size());
   for (const ExprPtr& expr : op.exprs) values.push_back(EvalIn(*expr, now, env.thread, slots));
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
-    const Op::Target& target = op.targets[i];
+    const Instr::Target& target = op.targets[i];
     const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
     // Nothing of this step is written.
     if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure{Failure::kNegativeNat};
   }
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
-    const Op::Target& target = op.targets[i];
+    const Instr::Target& target = op.targets[i];
     const std::size_t slot = target.local ? LocalSlot(env.thread, target.var) : target.var;
     env.words[slot] = values_.Encode(values[i]);
   }

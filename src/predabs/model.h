@@ -90,11 +90,11 @@ class IntModel {
   struct Env;
 
   void Successors(StateView state, std::uint32_t thread, SuccessorBuffer& out);
-  void Run(const std::vector<Op>& ops, std::size_t at, Env& env, std::uint32_t action,
+  void Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std::uint32_t action,
            SuccessorBuffer& out);
   // One assignment of a statement: every right-hand side first, then the writes (throws a
   // runtime failure, with nothing written, when a nat would become negative).
-  void Assign(const Op& op, Env& env, std::vector<Int>& slots);
+  void Assign(const Instr& op, Env& env, std::vector<Int>& slots);
   Int EvalIn(const Expr& expr, StateView state, std::uint32_t self, std::vector<Int>& slots) const;
   // forall, exists and count over the threads (every body evaluated).
   Int EvalQuantifier(const Expr& e, StateView state, std::uint32_t self,

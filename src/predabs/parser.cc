@@ -152,14 +152,14 @@ void Parser::Finish() {
     ThreadTemplate& tt = program_.templates[t];
     tt.end_pc = num_statements + t;
     program_.statements[tt.first + tt.size - 1].next = tt.end_pc;
-    std::function<void(Op&)> patch = [&](Op& op) {
-      if (op.kind == Op::Kind::kGoto && op.label == kEndMarker) op.label = tt.end_pc;
+    std::function<void(Instr&)> patch = [&](Instr& op) {
+      if (op.kind == Instr::Kind::kGoto && op.label == kEndMarker) op.label = tt.end_pc;
       for (auto& block : op.blocks) {
-        for (Op& inner : block) patch(inner);
+        for (Instr& inner : block) patch(inner);
       }
     };
     for (std::uint32_t i = tt.first; i < tt.first + tt.size; ++i) {
-      for (Op& op : program_.statements[i].body) patch(op);
+      for (Instr& op : program_.statements[i].body) patch(op);
     }
   }
   program_.error_pc = num_statements + static_cast<std::uint32_t>(program_.templates.size());

@@ -107,19 +107,19 @@ class Parser {
 
   void ParseThread();
 
-  void ResolveGotos(Op& op);
+  void ResolveGotos(Instr& op);
 
   void ParseStatement(std::uint32_t template_index);
 
   static std::string CollapseSpace(std::string_view in);
 
-  std::vector<Op> ParseBlock();
+  std::vector<Instr> ParseBlock();
 
-  std::vector<Op> ParseBranch();
+  std::vector<Instr> ParseBranch();
 
-  Op ParseOp();
+  Instr ParseInstr();
 
-  void ParseAssignments(Op& op);
+  void ParseAssignments(Instr& op);
 
   static ExprPtr CloneShared(std::uint32_t var, const SourceLocation& where);
 

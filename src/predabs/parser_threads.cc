@@ -28,14 +28,14 @@ void Parser::ParseThread() {
   if (t.size == 0) Fail(kw, "thread '" + t.name + "' has no statement");
   for (std::uint32_t i = t.first; i < t.first + t.size; ++i) {
     program_.statements[i].next = i + 1;  // the last one's is patched in Finish()
-    for (Op& op : program_.statements[i].body) ResolveGotos(op);
+    for (Instr& op : program_.statements[i].body) ResolveGotos(op);
   }
   template_labels_.push_back(labels_);
   program_.templates.push_back(std::move(t));
 }
 
-void Parser::ResolveGotos(Op& op) {
-  if (op.kind == Op::Kind::kGoto && op.label >= kPendingBase) {
+void Parser::ResolveGotos(Instr& op) {
+  if (op.kind == Instr::Kind::kGoto && op.label >= kPendingBase) {
     const PendingGoto& p = pending_gotos_[op.label - kPendingBase];
     if (p.name == "end") {
       op.label = kEndMarker;
@@ -48,7 +48,7 @@ void Parser::ResolveGotos(Op& op) {
     }
   }
   for (auto& block : op.blocks) {
-    for (Op& inner : block) ResolveGotos(inner);
+    for (Instr& inner : block) ResolveGotos(inner);
   }
 }
 
@@ -76,20 +76,20 @@ void Parser::ParseStatement(std::uint32_t template_index) {
     Accept(";");
   } else if (Peek("while")) {
     const Token& kw = tokens_[pos_++];
-    Op op;
-    op.kind = Op::Kind::kIf;
+    Instr op;
+    op.kind = Instr::Kind::kIf;
     op.where = Where(kw);
     op.exprs.push_back(ParseBoolExpr());
     Expect("do");
-    Op stay;
-    stay.kind = Op::Kind::kGoto;
+    Instr stay;
+    stay.kind = Instr::Kind::kGoto;
     stay.label = index;
     op.blocks.resize(2);
     op.blocks[0].push_back(std::move(stay));
     s.body.push_back(std::move(op));
     Expect(";");
   } else {
-    s.body.push_back(ParseOp());
+    s.body.push_back(ParseInstr());
     Expect(";");
   }
   const std::size_t text_end = tokens_[pos_ - 1].end;
@@ -113,40 +113,40 @@ std::string Parser::CollapseSpace(std::string_view in) {
   return out;
 }
 
-std::vector<Op> Parser::ParseBlock() {
+std::vector<Instr> Parser::ParseBlock() {
   Expect("{");
-  std::vector<Op> ops;
+  std::vector<Instr> ops;
   while (!Accept("}")) {
     if (AtEnd()) Fail(Cur(), "the '{' is not closed");
-    ops.push_back(ParseOp());
+    ops.push_back(ParseInstr());
     if (!Peek("}")) Expect(";");
   }
   return ops;
 }
 
-std::vector<Op> Parser::ParseBranch() {
+std::vector<Instr> Parser::ParseBranch() {
   if (Peek("{")) return ParseBlock();
-  std::vector<Op> ops;
-  ops.push_back(ParseOp());
+  std::vector<Instr> ops;
+  ops.push_back(ParseInstr());
   return ops;
 }
 
-Op Parser::ParseOp() {
+Instr Parser::ParseInstr() {
   const Nest nest(*this);
   const Token& t = Cur();
-  Op op;
+  Instr op;
   op.where = Where(t);
   if (Accept("skip")) {
-    op.kind = Op::Kind::kAssume;
+    op.kind = Instr::Kind::kAssume;
     op.exprs.push_back(MakeBool(true, op.where));
   } else if (Accept("assume")) {
-    op.kind = Op::Kind::kAssume;
+    op.kind = Instr::Kind::kAssume;
     op.exprs.push_back(ParseBoolExpr());
   } else if (Accept("assert")) {
-    op.kind = Op::Kind::kAssert;
+    op.kind = Instr::Kind::kAssert;
     op.exprs.push_back(ParseBoolExpr());
   } else if (Accept("goto")) {
-    op.kind = Op::Kind::kGoto;
+    op.kind = Instr::Kind::kGoto;
     const Token& label = Cur();
     if (label.kind != Token::Kind::kIdent && label.kind != Token::Kind::kNumber) {
       Fail(label, "expected a label" + Found());
@@ -155,18 +155,18 @@ Op Parser::ParseOp() {
     op.label = kPendingBase + static_cast<std::uint32_t>(pending_gotos_.size());
     pending_gotos_.push_back({label.text, Where(label)});
   } else if (Accept("end")) {
-    op.kind = Op::Kind::kGoto;
+    op.kind = Instr::Kind::kGoto;
     op.label = kPendingBase + static_cast<std::uint32_t>(pending_gotos_.size());
     pending_gotos_.push_back({"end", op.where});
   } else if (Accept("if")) {
-    op.kind = Op::Kind::kIf;
+    op.kind = Instr::Kind::kIf;
     op.exprs.push_back(ParseBoolExpr());
     Expect("then");
     op.blocks.push_back(ParseBranch());
     op.blocks.emplace_back();
     if (Accept("else")) op.blocks.back() = ParseBranch();
   } else if (Accept("choose")) {
-    op.kind = Op::Kind::kChoice;
+    op.kind = Instr::Kind::kChoice;
     op.blocks.push_back(ParseBlock());
     if (!Peek("or")) Fail(Cur(), "'choose' needs at least two blocks joined by 'or'");
     while (Accept("or")) op.blocks.push_back(ParseBlock());
@@ -178,14 +178,14 @@ Op Parser::ParseOp() {
   return op;
 }
 
-void Parser::ParseAssignments(Op& op) {
-  op.kind = Op::Kind::kAssign;
+void Parser::ParseAssignments(Instr& op) {
+  op.kind = Instr::Kind::kAssign;
   do {
     const Token& name = ExpectIdent("a variable to assign");
     const auto ref = FindVar(name.text);
     if (!ref) Fail(name, "unknown variable '" + name.text + "'");
     if (Peek("[")) Fail(Cur(), "a thread may assign only its own locals and shared variables");
-    for (const Op::Target& other : op.targets) {
+    for (const Instr::Target& other : op.targets) {
       if (other.local == ref->local && other.var == ref->index) {
         Fail(name, "'" + name.text + "' is assigned twice in one statement");
       }
@@ -205,7 +205,7 @@ void Parser::ParseAssignments(Op& op) {
       }
       ExprPtr amount = Accept(",") ? ParseIntExpr() : MakeNumber(1, Where(kw));
       Expect(")");
-      for (const Op::Target& other : op.targets) {
+      for (const Instr::Target& other : op.targets) {
         if (!other.local && other.var == vref->index) {
           Fail(vname, "'" + vname.text + "' is assigned twice in one statement");
         }
