@@ -158,6 +158,7 @@ OneRun RunOne(const RunOptions& options, const predabs::Program& program,
   OneRun out;
   out.n = n;
   IntModel model(program, n);
+  model.SetLimits(&limits);
   PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
   abs.SetLimits(&limits);
   if (const predabs::SolverLog* log = SolverLogFromEnvironment()) abs.SetSolverLog(*log);

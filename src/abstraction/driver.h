@@ -393,6 +393,15 @@ class PlateauDriver {
                                 std::to_string(static_cast<int>(sandwich_->share * 100)) +
                                 "% of the exploration's successor calls)";
     }
+    // Every `safe` is checked against the limits once more: a model that could not compute a
+    // successor stops them, and then no proof may stand on the states explored.
+    if (result.verdict == Verdict::kSafe && limits_ != nullptr) {
+      if (auto reason = limits_->Poll(); reason && !explorer_->stopped()) {
+        result.verdict = Verdict::kUnknown;
+        result.proof = Proof::kNone;
+        result.reason = *reason;
+      }
+    }
     if (explorer_->stopped() && result.proof != Proof::kSandwich) {
       if (tracker_->violation_record()) {
         result.verdict = Verdict::kViolation;

@@ -52,6 +52,10 @@ class LimitWatch {
     return Check(static_cast<double>(upcoming_bytes()));
   }
   std::optional<std::string> Check(double upcoming_bytes = 0);
+  // Ends the run from inside (a model that cannot go on): every later Poll and Check says why.
+  void Stop(std::string reason) {
+    if (!reason_) reason_ = std::move(reason);
+  }
   const Stopwatch& clock() const { return clock_; }
   // Seconds left before the time limit (a large number when there is none).
   double RemainingSeconds() const {

@@ -583,6 +583,9 @@ class Explorer {
     std::vector<std::uint32_t>().swap(ids_);
     for (auto& items : shard_items_) std::vector<std::uint32_t>().swap(items);
     for (auto& touched : touched_) touched = {};
+    // A stop asked for during the last block (a model that could not compute a successor stops
+    // the limits) is a stop, even when no candidate was left to notice it.
+    LimitReached();
     return !stopped_;
   }
 

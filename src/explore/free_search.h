@@ -39,6 +39,13 @@ class FreeSearch {
         });
       }
     }
+    // A stop asked for while the last state was expanded is a stop too.
+    if (limits_ != nullptr && !stopped_) {
+      if (auto reason = limits_->Poll()) {
+        stopped_ = true;
+        stop_reason_ = *reason;
+      }
+    }
     return !stopped_;
   }
 

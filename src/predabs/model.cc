@@ -64,6 +64,11 @@ Int ApplyBinary(Expr::Op op, const Int& a, const Int& b) {
 Word ValueTable::Encode(const Int& value) {
   Int magnitude = value;
   if (magnitude < 0) magnitude.backend().negate();
+  if (!magnitude.is_zero() && boost::multiprecision::msb(magnitude) + 1 >= kMaxValueBits) {
+    throw ValueOverflow(
+        "a value needs " + std::to_string(boost::multiprecision::msb(magnitude) + 1) +
+        " bits, and druba computes with fewer than " + std::to_string(kMaxValueBits));
+  }
   if (magnitude.is_zero() || boost::multiprecision::msb(magnitude) < 30) {
     const auto v = static_cast<std::int32_t>(value);
     return static_cast<Word>(v) << 1;
@@ -265,6 +270,11 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
     }
   } catch (const RuntimeFailure& failure) {
     fail(failure.kind);
+  } catch (const ValueOverflow& overflow) {
+    if (limits_ == nullptr) throw;
+    // No successor for this step (a wrong one could be taken for a violation); the stopped
+    // limits end the run as `unknown`, so the missing successor never counts toward `safe`.
+    limits_->Stop(std::string(overflow.what()) + " (" + DescribeAction(env.thread, action) + ")");
   }
 }
 

@@ -4,23 +4,35 @@
 // A state is a word vector: the shared variables, then per thread its location (pc) and its
 // locals. Integers are unbounded: a word holds a value in [-2^30, 2^30) directly (the fast path,
 // low bit 0; values of magnitude below 2^30) or, low bit 1, the index of an interned big integer
-// (Boost.Multiprecision).
+// (Boost.Multiprecision). A value needs fewer than kMaxValueBits bits: a program whose values grow
+// past that (`x := x * x` in a loop doubles their size at every step) ends the run as `unknown`
+// (with SetLimits; without, ForEachSuccessor throws ValueOverflow) instead of computing for ever.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
+#include "common/resources.h"
 #include "explore/explorer.h"
 #include "explore/state_store.h"
 #include "predabs/ast.h"
 
 namespace druba::predabs {
 
+inline constexpr unsigned kMaxValueBits = 4096;
+
+// A value of kMaxValueBits bits or more was to be stored.
+struct ValueOverflow : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class ValueTable {
  public:
+  // Throws ValueOverflow for a value of kMaxValueBits bits or more.
   Word Encode(const Int& value);
   Int Decode(Word word) const {
     if ((word & 1U) == 0) return Int(static_cast<std::int32_t>(word) >> 1);
@@ -54,6 +66,10 @@ class IntModel {
       yield(successors_.actions[i], StateView(successors_.words.data() + i * width_, width_));
     }
   }
+
+  // A value past kMaxValueBits stops `limits` (the run ends `unknown`) and the step that made it
+  // yields no successor; without limits, ForEachSuccessor throws ValueOverflow.
+  void SetLimits(LimitWatch* limits) { limits_ = limits; }
 
   const Program& program() const { return program_; }
   ValueTable& values() { return values_; }
@@ -111,6 +127,7 @@ class IntModel {
   ValueTable values_;
   SuccessorBuffer successors_;
   Failure last_failure_ = Failure::kNone;
+  LimitWatch* limits_ = nullptr;
 };
 
 static_assert(ExplorableModel<IntModel>);

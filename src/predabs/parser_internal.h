@@ -29,6 +29,9 @@ struct Token {
   std::size_t end = 0;
 };
 
+// The longest integer literal, in decimal digits (without leading zeros).
+inline constexpr std::size_t kMaxLiteralDigits = 1000;
+
 // The tokens of `text` (names `file` in errors), ending with one of kind kEnd.
 std::vector<Token> Lex(std::string_view text, const std::string& file);
 

@@ -40,6 +40,14 @@ class Lexer {
             (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
           throw InputError({file_, at_.line, at_.column}, "a number runs into a name");
         }
+        // Values stay below 2^kMaxValueBits (model.h); 10^1000 is well below.
+        const std::string_view digits = text_.substr(token.begin, pos_ - token.begin);
+        const std::size_t first = digits.find_first_not_of('0');
+        if (first != std::string_view::npos && digits.size() - first > kMaxLiteralDigits) {
+          throw InputError(
+              {file_, token.line, token.column},
+              "an integer literal has at most " + std::to_string(kMaxLiteralDigits) + " digits");
+        }
       } else {
         token.kind = Token::Kind::kPunct;
         static constexpr std::string_view kTwo[] = {

@@ -62,8 +62,13 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
         .append(model.DescribeState(StateView(state)));
     throw InputError(step.where, message);
   };
-  const std::uint32_t delays =
-      WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
+  std::uint32_t delays = 0;
+  try {
+    delays = WalkTrace(steps, n, take, [&] { return model.DescribeState(StateView(state)); });
+  } catch (const ValueOverflow& overflow) {
+    throw InputError({trace_file, 0, 0},
+                     std::string("the trace cannot be replayed: ") + overflow.what());
+  }
   const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
   CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
   CheckCounter(doc, "delays", delays, "the trace: ");

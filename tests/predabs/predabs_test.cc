@@ -496,6 +496,47 @@ TEST(PredabsTest, ThreadCountsAndTheDefaultAbstraction) {
   EXPECT_THROW(ParseThreadCounts("3..", two, 8), InputError) << "N.. needs one template";
 }
 
+// A value past kMaxValueBits: without limits the model throws; with them, the step yields no
+// successor and the limits are stopped (so the run ends `unknown`, never `safe`).
+TEST(PredabsTest, ValuesPastTheBoundStopTheRun) {
+  const Program program =
+      ParseProgram("shared nat s = 2; thread T { a: s := s * s; b: goto a; }", "sq.drb");
+  IntModel model(program, 1);
+  std::vector<Word> state;
+  model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
+  const auto step = [&] {
+    std::vector<Word> next;
+    model.ForEachSuccessor(StateView(state), 0,
+                           [&](std::uint32_t, StateView s) { next.assign(s.begin(), s.end()); });
+    return next;
+  };
+  // 2 squared 12 times is 2^4096: the 12th assignment is the first too large to store.
+  for (int i = 0; i < 11; ++i) {
+    state = step();  // a: s := s * s
+    state = step();  // b: goto a
+  }
+  EXPECT_THROW(step(), ValueOverflow);
+  LimitWatch limits({});
+  model.SetLimits(&limits);
+  EXPECT_TRUE(step().empty()) << "no successor for the step";
+  const std::optional<std::string> why = limits.Poll();
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("a value needs 4097 bits"), std::string::npos) << *why;
+
+  // Through the driver: a bounded search that reaches the overflow is `unknown`, with the reason
+  // (a `safe` by the plateau proof at r=2, before any value is large, stays right: no assertion).
+  const ChosenAbstraction chosen =
+      ChooseAbstraction(program, "", ParseThreadCounts("", program, 8));
+  IntModel bounded(program, 1);
+  LimitWatch run_limits({});
+  bounded.SetLimits(&run_limits);
+  const PredicateAbstraction abs(bounded, chosen.spec(), 5000);
+  PlateauDriver<IntModel, PredicateAbstraction> run(bounded, abs, &run_limits);
+  const RunResult result = run.Bounded({40, 0});
+  EXPECT_EQ(result.verdict, Verdict::kUnknown);
+  EXPECT_NE(result.reason.find("a value needs"), std::string::npos) << result.reason;
+}
+
 // Ex. 12 of the paper: R(3,0,1) is not contained in R(r,0,2) for any r tried.
 TEST(PredabsTest, RoundRobinReachabilityIsNotMonotoneInTheThreadCount) {
   const Program program = ParseProgram(
