@@ -11,7 +11,7 @@
 
 #include "cpds/cpds.h"
 #include "cpds/stack_table.h"
-#include "explore/explorer.h"
+#include "explore/model.h"
 #include "explore/state_store.h"
 
 namespace druba::cpds {

@@ -17,7 +17,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "common/resources.h"
-#include "explore/explorer.h"
+#include "explore/model.h"
 #include "explore/state_store.h"
 #include "predabs/ast.h"
 
