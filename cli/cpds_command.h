@@ -2,49 +2,12 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
-#include <optional>
-#include <string>
 
-#include "abstraction/verdict.h"
+#include "run/options.h"
 
 namespace druba::cli {
 
-// Plain options for one run (STYLE.md 10: no globals).
-struct RunOptions {
-  std::string command = "verify";  // "verify", "test" or "replay"
-  std::string model;
-  std::string init;    // default: the model's path with .init
-  std::string spec;    // a .spec file naming the target
-  std::string target;  // or the target inline, 'g|t0,t1,...'
-  bool json = false;
-  std::uint32_t top = 1;
-  std::string dump_abstract;
-  double time_limit_s = 0;
-  double memory_limit_mb = 0;
-  Mode mode = Mode::kDruba;
-  std::uint32_t max_stack = 64;         // explicit: a deeper stack ends the search with `unknown`
-  std::uint32_t rounds = 20;            // `test` only
-  std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
-  std::uint32_t max_delays = 10;        // `test` with iterative deepening
-  std::string replay_trace;             // `replay`: the trace file to re-execute
-  bool progress = false;                // a progress line on stderr about once a second
-  std::string trace_out;                // write a violation's trace as JSON
-  std::string schedule_svg;             // draw the driver's path through the (r, d) plane
-  std::string dot;                      // the abstract states and transitions, for Graphviz
-  bool no_trace = false;                // no trace for a violation (saves the backward search)
-  unsigned jobs = 0;                    // expansion threads; 0: one per core
-  std::string upper_bound = "auto";     // the sandwich proof's O: auto | joint | static | off
-  double upper_bound_share = 0.125;     // O's share of the exploration's successor calls
-  // .drb models only.
-  std::string threads;                 // "N" (one count) or "N.." (every count from N)
-  std::string abstraction;             // which `abstraction` block (default: the first)
-  unsigned solver_timeout_ms = 20000;  // per solver query; a timeout is `unknown`
-  std::uint32_t max_threads = 8;       // "N..": the largest count the outer loop tries
-  std::int64_t max_value = 100;        // explicit: a larger |value| ends it with `unknown`
-};
-
 // Returns the process exit code; throws InputError on bad input.
-int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted);
+int RunCpds(const run::RunOptions& options, const std::atomic<bool>* interrupted);
 
 }  // namespace druba::cli

@@ -1,14 +1,14 @@
-// `druba verify` and `druba test` on a `.drb` integer program: one thread count, or the outer
+// `druba verify`, `test` and `replay` on a `.drb` integer program: one thread count, or the outer
 // loop over thread counts ("--threads N..", DESIGN.md section 5).
 #pragma once
 
 #include <atomic>
 
-#include "cli/cpds_command.h"
+#include "run/options.h"
 
 namespace druba::cli {
 
 // Returns the process exit code; throws InputError on bad input.
-int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted);
+int RunDrb(const run::RunOptions& options, const std::atomic<bool>* interrupted);
 
 }  // namespace druba::cli

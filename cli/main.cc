@@ -33,7 +33,7 @@ struct ModelKind {
   const char* name;       // "a CPDS model", in messages
   const char* group;      // the option group's title in --help
   const char* extension;  // "" matches every name the kinds before it did not
-  int (*run)(const druba::cli::RunOptions&, const std::atomic<bool>*);  // verify, test, replay
+  int (*run)(const druba::run::RunOptions&, const std::atomic<bool>*);  // verify, test, replay
 };
 constexpr ModelKind kDrb{"a .drb program", ".drb programs", ".drb", druba::cli::RunDrb};
 constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", "", druba::cli::RunCpds};
@@ -70,7 +70,7 @@ const CLI::Validator kNotEmpty(
     "not empty");
 
 // --init, --spec and --target.
-void AddCpdsInputOptions(CLI::Option_group* cpds, druba::cli::RunOptions& o) {
+void AddCpdsInputOptions(CLI::Option_group* cpds, druba::run::RunOptions& o) {
   cpds->add_option("--init", o.init, "initial state file (default: the model's name with .init)");
   auto* spec = cpds->add_option("--spec", o.spec, "a .spec file naming a target visible state");
   spec->check(kNotEmpty);
@@ -80,7 +80,7 @@ void AddCpdsInputOptions(CLI::Option_group* cpds, druba::cli::RunOptions& o) {
       ->check(kNotEmpty);
 }
 
-void AddCommonOptions(CLI::App* app, druba::cli::RunOptions& o) {
+void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   app->add_option("model", o.model, "the model: a CPDS (.pds) or an integer program (.drb)")
       ->required();
   CLI::Option_group* cpds = KindGroup(app, kCpds);
@@ -150,7 +150,7 @@ void CheckKindOptions(const std::string& model) {
   }
 }
 
-void AddVerify(CLI::App& app, druba::cli::RunOptions& options) {
+void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
   AddCommonOptions(verify, options);
@@ -191,7 +191,7 @@ void AddVerify(CLI::App& app, druba::cli::RunOptions& options) {
                    "(default 64)");
 }
 
-CLI::App* AddTest(CLI::App& app, druba::cli::RunOptions& options) {
+CLI::App* AddTest(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* test =
       app.add_subcommand("test", "explore R(rounds, delays) only: a bug hunt with a fixed budget");
   AddCommonOptions(test, options);
@@ -204,7 +204,7 @@ CLI::App* AddTest(CLI::App& app, druba::cli::RunOptions& options) {
   return test;
 }
 
-CLI::App* AddReplay(CLI::App& app, druba::cli::RunOptions& options) {
+CLI::App* AddReplay(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* replay = app.add_subcommand(
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
   replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
@@ -256,7 +256,7 @@ int Run(const std::function<int()>& command) {
 int main(int argc, char** argv) {
   CLI::App app{"druba: delay-bounded testing that grows into verification"};
   app.require_subcommand(1);
-  druba::cli::RunOptions options;
+  druba::run::RunOptions options;
   druba::cli::ComposeOptions compose_options;
   AddVerify(app, options);
   const CLI::App* test = AddTest(app, options);

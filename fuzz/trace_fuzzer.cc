@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ofstream out(trace, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  druba::cli::RunOptions options;
+  druba::run::RunOptions options;
   options.command = "replay";
   options.replay_trace = trace;
   const bool drb = size > 0 && (data[0] & 1) != 0;

@@ -1,9 +1,9 @@
-#include "cli/schedule_svg.h"
+#include "run/schedule_svg.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace druba::cli {
+namespace druba::run {
 namespace {
 
 std::string Escape(const std::string& text) {
@@ -176,4 +176,4 @@ std::string ScheduleSvg(const std::vector<RaiseEvent>& schedule, const RunResult
   return svg;
 }
 
-}  // namespace druba::cli
+}  // namespace druba::run

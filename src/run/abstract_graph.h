@@ -11,7 +11,7 @@
 
 #include "explore/state_store.h"
 
-namespace druba::cli {
+namespace druba::run {
 
 inline constexpr std::size_t kMaxDotNodes = 300;
 
@@ -73,4 +73,4 @@ std::string AbstractGraphDot(Model& model, const Abs& abs, const Explorer& explo
   return dot;
 }
 
-}  // namespace druba::cli
+}  // namespace druba::run

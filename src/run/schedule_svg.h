@@ -8,9 +8,9 @@
 
 #include "abstraction/driver.h"
 
-namespace druba::cli {
+namespace druba::run {
 
 std::string ScheduleSvg(const std::vector<RaiseEvent>& schedule, const RunResult& result,
                         const std::string& title);
 
-}  // namespace druba::cli
+}  // namespace druba::run

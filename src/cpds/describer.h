@@ -1,0 +1,67 @@
+// A CPDS in the words of druba's reports (src/run): a state is `g|w0,w1,...`, a step is a rule
+// with its line, and the sandwich proof is the one of top_k.h with the chosen relation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cpds/model.h"
+#include "cpds/top_k.h"
+#include "run/options.h"
+#include "run/report.h"
+
+namespace druba::cpds {
+
+// A CPDS in the report's words: a state is `g|w0,w1,...`, a step is a rule with its line.
+struct CpdsDescriber {
+  const run::RunOptions& options;
+  CpdsModel& model;
+  const TopKAbstraction& abs;
+  bool has_target;
+
+  std::string State(StateView s) const { return model.DescribeState(s); }
+  std::string Abstract(StateView a) const { return abs.Describe(a); }
+  void Step(const TraceStep& prev, const TraceStep& cur, run::TraceLine& line) const {
+    line.action = model.DescribeRule(cur.thread, cur.action);
+    if (cur.state[0] != prev.state[0]) line.changes += " shared=" + std::to_string(cur.state[0]);
+    for (std::size_t t = 1; t < cur.state.size(); ++t) {
+      if (cur.state[t] == prev.state[t]) continue;
+      line.changes += " T" + std::to_string(t - 1) + "=" +
+                      cpds::StackToString(model.stacks().Contents(cur.state[t]));
+    }
+    const cpds::Rule& rule = model.rule(cur.thread, cur.action);
+    line.fields = {{"rule", cpds::RuleToString(rule)}, {"line", rule.line}};
+  }
+  std::string DotAction(std::uint32_t t, std::uint32_t a) const {
+    return "T" + std::to_string(t) + ": " + model.DescribeRule(t, a);
+  }
+  std::string TooBig(StateView state) const {
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      if (model.stacks().DepthUpTo(state[1 + t], options.max_stack) > options.max_stack) {
+        return "explicit: thread " + std::to_string(t) + "'s stack grew past " +
+               std::to_string(options.max_stack) +
+               " symbols (--max-stack); its stack may be unbounded, which explicit search "
+               "cannot handle";
+      }
+    }
+    return {};
+  }
+  std::size_t ExtraBytes() const { return model.stacks().MemoryBytes(); }
+  std::optional<SandwichSetup> Sandwich() const {
+    if (options.upper_bound == "off") return std::nullopt;
+    SandwichSetup setup = cpds::MakeSandwich(abs, options.upper_bound != "static", has_target);
+    setup.share = options.upper_bound_share;
+    return setup;
+  }
+  std::string Relation() const {
+    return options.upper_bound == "auto" ? "joint" : options.upper_bound;
+  }
+  template <class Driver>
+  void AddFigures(run::CountRun& out, Driver& /*driver*/) const {
+    out.symmetry_classes = abs.Symmetry().classes;
+  }
+};
+
+}  // namespace druba::cpds

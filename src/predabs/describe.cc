@@ -1,0 +1,56 @@
+#include "predabs/describe.h"
+
+#include <memory>
+
+namespace druba::predabs {
+
+const char* FailureText(Failure failure) {
+  switch (failure) {
+    case Failure::kAssert:
+      return "the assertion fails";
+    case Failure::kDivisionByZero:
+      return "division by zero";
+    case Failure::kNegativeNat:
+      return "a nat variable would become negative";
+    case Failure::kBadIndex:
+      return "a thread index out of range";
+    case Failure::kNone:
+      break;
+  }
+  return "";
+}
+
+std::vector<std::string> ClosureBreaks(PredicateAbstraction& abs, const StateStore& set,
+                                       std::size_t max) {
+  std::vector<std::string> breaks;
+  std::string undecided;
+  for (const ActionClass& c : abs.Classes()) {
+    if (c.respects || !undecided.empty()) continue;
+    for (std::uint32_t id = 0; id < set.size() && undecided.empty(); ++id) {
+      abs.Successors(
+          c, set.Get(id), set,
+          [&](StateView to) {
+            if (set.Find(to) || breaks.size() >= max) return;
+            breaks.push_back("(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) +
+                             ") under " +
+                             abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt));
+          },
+          &undecided);
+    }
+  }
+  return breaks;
+}
+
+SandwichSetup MakeSandwich(const PredicateAbstraction& abs) {
+  SandwichSetup setup;
+  setup.upper_bound = [&abs](std::unique_ptr<StateStore> initial) {
+    return MakeKleeneUpperBound(
+        std::move(initial), [&abs](const StateStore& s) { return abs.MakeClosureOracle(s); },
+        std::size_t{1} << 24);
+  };
+  setup.relation = "all-SAT";
+  setup.share = 1e12;  // O at once (after the initial states' step)
+  return setup;
+}
+
+}  // namespace druba::predabs

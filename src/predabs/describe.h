@@ -1,0 +1,32 @@
+// What a `.drb` report says beyond states and statements: why a step fails, every break of
+// closure (not only the first), and the sandwich proof's upper bound for a fixed thread count.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "abstraction/upper_bound.h"
+#include "explore/state_store.h"
+#include "predabs/model.h"
+#include "predabs/predicate_abstraction.h"
+
+namespace druba::predabs {
+
+// "the assertion fails", "division by zero", ... (empty for kNone).
+const char* FailureText(Failure failure);
+
+// Every reached abstract state with an unreached successor under a disrespecting action (up to
+// `max`), not only the first the closure test met: they help choose better predicates.
+std::vector<std::string> ClosureBreaks(PredicateAbstraction& abs, const StateStore& set,
+                                       std::size_t max);
+
+// The sandwich proof for a fixed thread count (DESIGN.md section 8): O by the all-SAT abstract
+// post of every statement, relative to O itself (the closure test's invariant, "every thread's
+// view lies in the set", holds of a set closed under every action by upper_bound.h's induction).
+// No thread symmetry: the abstraction is thread 0's view, not one component per thread, so the
+// proof holds when U reaches O. Each abstract successor is a solver query, far dearer than a
+// concrete successor call, so the caller runs it only when asked for, and then first.
+SandwichSetup MakeSandwich(const PredicateAbstraction& abs);
+
+}  // namespace druba::predabs

@@ -1,0 +1,75 @@
+// A `.drb` program in the words of druba's reports (src/run): a step is its label, statement and
+// line, and a run also reports the respect classification, the solver's work and every break of
+// closure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "predabs/describe.h"
+#include "predabs/model.h"
+#include "predabs/predicate_abstraction.h"
+#include "run/options.h"
+#include "run/report.h"
+
+namespace druba::predabs {
+
+// A `.drb` program in the report's words: a step is its label, statement and line.
+struct DrbDescriber {
+  const run::RunOptions& options;
+  const Program& program;
+  IntModel& model;
+  PredicateAbstraction& abs;
+  bool fixed_count;
+
+  std::string State(StateView s) const { return model.DescribeState(s); }
+  std::string Abstract(StateView a) const { return "(" + abs.Describe(a) + ")"; }
+  void Step(const TraceStep& prev, const TraceStep& cur, run::TraceLine& line) const {
+    const Statement& st = program.statements[cur.action];
+    line.action = st.label + ": " + st.text + " (line " + std::to_string(st.where.line) + ")";
+    line.changes = model.DescribeChanges(StateView(prev.state), StateView(cur.state));
+    if (cur.state[model.PcSlot(cur.thread)] == program.error_pc) {
+      line.failure = FailureText(model.FailureOf(StateView(prev.state), cur.thread, cur.action));
+    }
+    line.fields = {{"label", st.label}, {"line", st.where.line}, {"statement", st.text}};
+    if (!line.failure.empty()) line.fields["failure"] = line.failure;
+  }
+  std::string DotAction(std::uint32_t t, std::uint32_t a) const {
+    return "T" + std::to_string(t) + " " + program.statements[a].label;
+  }
+  std::string TooBig(StateView state) const {
+    if (!model.HasValueBeyond(state, options.max_value)) return {};
+    return "explicit: a variable's value went beyond " + std::to_string(options.max_value) +
+           " (--max-value); the state space may be infinite, which explicit search cannot handle";
+  }
+  std::size_t ExtraBytes() const { return 0; }
+  std::optional<SandwichSetup> Sandwich() const {
+    if (!fixed_count || options.upper_bound != "joint") return std::nullopt;
+    return MakeSandwich(abs);
+  }
+  std::string Relation() const { return "all-SAT"; }
+  // The respect classification, the solver's work, every break of closure, and a copy of the
+  // abstract set for the loop over thread counts.
+  template <class Driver>
+  void AddFigures(run::CountRun& out, Driver& driver) const {
+    if (out.result.verdict == Verdict::kSafe || out.result.closure_failure) {
+      for (const ActionClass& c : abs.Classes()) {
+        ++out.num_actions;
+        if (c.respects) continue;
+        out.disrespecting.push_back(abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt) +
+                                    (c.undecided ? " [respect undecided]" : ""));
+      }
+    }
+    out.solver = run::SolverFigures{abs.solver_stats().queries, abs.solver_stats().seconds};
+    if (out.closure_break) out.closure_breaks = ClosureBreaks(abs, driver.abstract_states(), 20);
+    auto copy = std::make_shared<StateStore>(abs.width());
+    const StateStore& set = driver.abstract_states();
+    for (std::uint32_t id = 0; id < set.size(); ++id) copy->FindOrInsert(set.Get(id));
+    out.abstract_set = std::move(copy);
+  }
+};
+
+}  // namespace druba::predabs

@@ -1,0 +1,360 @@
+#include "run/report.h"
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "common/resources.h"
+#include "run/abstract_graph.h"
+#include "run/schedule_svg.h"
+
+namespace druba::run {
+namespace {
+
+// Invalid UTF-8 (a model's bytes, a file name) is replaced, never a reason to fail the report.
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Json TraceJson(const std::vector<TraceLine>& trace) {
+  Json steps = Json::array();
+  for (const TraceLine& t : trace) {
+    Json s;
+    s["kind"] = TraceKindName(t.kind);
+    s["thread"] = t.thread;
+    if (t.kind == TraceStep::Kind::kStep) s.update(t.fields);
+    s["rounds"] = t.rounds;
+    s["delays"] = t.delays;
+    s["state"] = t.state;
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+Json ScheduleJson(const std::vector<RaiseEvent>& schedule) {
+  Json out = Json::array();
+  for (const RaiseEvent& e : schedule) {
+    out.push_back({{"raise", e.dim == RaiseEvent::Dim::kStart    ? "start"
+                             : e.dim == RaiseEvent::Dim::kRounds ? "rounds"
+                                                                 : "delays"},
+                   {"rounds", e.after.rounds},
+                   {"delays", e.after.delays},
+                   {"new_abstract", e.new_abstract},
+                   {"image_calls", e.image_calls}});
+  }
+  return out;
+}
+
+Json BreakJson(const ClosureBreak& b) {
+  return {{"from", b.from}, {"action", b.action}, {"to", b.to}};
+}
+
+// "proof" (which argument answered `safe`) and the sandwich proof's figures.
+void ProofJson(Json& j, const CountRun& run) {
+  const RunResult& r = run.result;
+  j["proof"] = ProofName(r.proof);
+  j["upper_bound"] = r.upper_bound ? Json(*r.upper_bound) : Json(nullptr);
+  j["upper_bound_relation"] = run.relation;
+  j["upper_bound_passes"] = r.upper_bound_stats.passes;
+  j["upper_bound_time_s"] = r.upper_bound_stats.time_s;
+  if (!r.upper_bound_note.empty()) j["upper_bound_note"] = r.upper_bound_note;
+  j["symmetric_reached"] = r.symmetric_reached;
+  j["symmetry_classes"] = run.symmetry_classes;
+}
+
+// The figures of one thread count's run (without its trace).
+void CountJson(Json& j, const CountRun& run) {
+  const RunResult& r = run.result;
+  j["abstract_states"] = run.num_abstract;
+  j["concrete_states"] = run.concrete_states;
+  j["keys"] = run.keys;
+  j["pareto_pairs"] = run.pareto_pairs;
+  j["rounds"] = r.bounds.rounds;
+  j["delays"] = r.bounds.delays;
+  j["plateau_start"] = {{"rounds", r.plateau_start.rounds}, {"delays", r.plateau_start.delays}};
+  ProofJson(j, run);
+  j["image_calls"] = r.image_calls;
+  j["image_calls_final_plateau"] = r.image_calls - r.image_calls_before_plateau;
+  j["transitions"] = run.stats.transitions;
+  j["reexpansions"] = run.stats.reexpansions;
+  j["closure_checks"] = r.closure_checks;
+  if (run.solver) {
+    j["solver_queries"] = run.solver->queries;
+    j["solver_time_s"] = run.solver->seconds;
+  }
+  j["time_s"] = r.time_s;
+  if (run.num_actions > 0) j["disrespecting_actions"] = run.disrespecting;
+  if (run.closure_break) j["closure_failure"] = BreakJson(*run.closure_break);
+  if (!run.closure_breaks.empty()) j["closure_failures"] = run.closure_breaks;
+  j["schedule"] = ScheduleJson(r.schedule);
+}
+
+// The sandwich proof in one line (empty when it was not tried).
+std::string ProofLine(const CountRun& run) {
+  const RunResult& r = run.result;
+  if (r.upper_bound_stats.passes == 0) return "";
+  if (!r.upper_bound) return "  sandwich proof: " + r.upper_bound_note + "\n";
+  std::string out = fmt::format(
+      "  upper bound O: {} abstract states ({} relation, {} passes, {:.3f} s)", *r.upper_bound,
+      run.relation, r.upper_bound_stats.passes, r.upper_bound_stats.time_s);
+  if (r.proof == Proof::kSandwich) {
+    return out + "; the reached states closed under the thread symmetry cover it\n";
+  }
+  if (!r.upper_bound_note.empty()) return out + "; not used: " + r.upper_bound_note + "\n";
+  return out + fmt::format("; the reached states closed under the thread symmetry: {}\n",
+                           r.symmetric_reached);
+}
+
+// Why `safe` holds, in one line, for the proofs whose reason does not say it all.
+std::string ProofDetail(const CountRun& run) {
+  const RunResult& r = run.result;
+  const std::size_t n = run.num_abstract;
+  if (r.proof == Proof::kSandwich) {
+    return fmt::format(
+        "  all {} reachable abstract states: the upper bound O is reached up to thread symmetry "
+        "within (r,d) = ({},{})\n",
+        n, r.bounds.rounds, r.bounds.delays);
+  }
+  if (r.proof == Proof::kUpperBound) {
+    return fmt::format(
+        "  no state of the upper bound O ({} abstract states, a superset of the reachable ones) "
+        "matches the target\n",
+        n);
+  }
+  if (r.proof != Proof::kPlateau) return "";
+  const std::string actions = run.num_actions == 0
+                                  ? ""
+                                  : fmt::format("{} of {} actions disrespect the abstraction; ",
+                                                run.disrespecting.size(), run.num_actions);
+  return fmt::format(
+      "  all {} reachable abstract states reached: the abstract sets at (r,d) = ({},{}) and "
+      "({},{}) agree; {}{} disrespecting successors checked\n",
+      n, r.plateau_start.rounds, r.plateau_start.delays, r.bounds.rounds, r.bounds.delays, actions,
+      r.closure_checks);
+}
+
+std::string BreakText(const ClosureBreak& b, const char* indent) {
+  const std::string under = b.action.empty() ? "" : " under " + b.action;
+  return fmt::format("{}reached abstract state {} has the successor {}{}, which was not reached\n",
+                     indent, b.from, b.to, under);
+}
+
+// "  2 threads: safe, ...": one line per thread count run.
+std::string CountLine(const CountRun& run) {
+  const RunResult& r = run.result;
+  std::string out = fmt::format(
+      "  {} threads: {}, {} abstract states, {} concrete states, (r,d) = ({},{}), "
+      "{} successor calls",
+      run.threads, VerdictName(r.verdict), run.num_abstract, run.concrete_states, r.bounds.rounds,
+      r.bounds.delays, r.image_calls);
+  if (run.solver) {
+    out += fmt::format(", {} solver queries ({:.2f} s)", run.solver->queries, run.solver->seconds);
+  }
+  return out + fmt::format(", {:.3f} s\n", r.time_s);
+}
+
+std::string AllCountsText(const AllCounts& all) {
+  std::string out = fmt::format(
+      "  every thread count >= {}: {}; {} abstract successors checked, {} solver queries "
+      "({:.2f} s)\n",
+      all.from, all.closed ? "closed" : "not closed", all.closure_checks, all.solver.queries,
+      all.solver.seconds);
+  if (all.closure_break) out += BreakText(*all.closure_break, "    ");
+  return out;
+}
+
+std::string Statistics(const Report& report) {
+  const CountRun& run = report.last();
+  const RunResult& r = run.result;
+  const std::string split =
+      report.options->command != "verify"
+          ? ""
+          : fmt::format(" ({} before the final plateau, {} during it)",
+                        r.image_calls_before_plateau, r.image_calls - r.image_calls_before_plateau);
+  std::string out = fmt::format(
+      "bounds at the end: {} rounds, {} delays\n"
+      "statistics:\n"
+      "  {:12} abstract states\n"
+      "  {:12} concrete states stored ({} keys with finder, {} Pareto pairs)\n"
+      "  {:12} successor calls{}\n"
+      "  {:12} transitions, {} rediscoveries dominated, {} re-expanded\n",
+      r.bounds.rounds, r.bounds.delays, run.num_abstract, run.concrete_states, run.keys,
+      run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
+      run.stats.reexpansions);
+  if (run.solver) {
+    out += fmt::format("  {:12} solver queries ({:.2f} s)\n", run.solver->queries,
+                       run.solver->seconds);
+  }
+  return out +
+         fmt::format("  {:12.3f} s on {} thread{}, {:.1f} MB peak memory, {:.1f} bytes per key\n",
+                     report.time_s, run.jobs, run.jobs == 1 ? "" : "s", PeakRssMb(),
+                     run.bytes_per_key);
+}
+
+// The abstract states and the disrespecting actions, for a small or proved set.
+std::string AbstractText(const Report& report) {
+  const CountRun& run = report.last();
+  std::string out;
+  if (report.list_abstract && report.options->command == "verify" &&
+      (report.verdict == Verdict::kSafe || run.num_abstract <= 64)) {
+    out += fmt::format("abstract states ({}):\n", run.num_abstract);
+    for (const std::string& line : run.abstract_states) out += "  " + line + "\n";
+  }
+  if (report.all && !report.all->disrespecting.empty()) {
+    out += "actions that disrespect the abstraction across thread counts:\n";
+    for (const std::string& d : report.all->disrespecting) out += "  " + d + "\n";
+  } else if (report.list_abstract && !run.disrespecting.empty()) {
+    out += "actions that disrespect the abstraction:\n";
+    for (const std::string& d : run.disrespecting) out += "  " + d + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string JsonReport(const Report& report) {
+  const CountRun& last = report.last();
+  Json j;
+  j["verdict"] = VerdictName(report.verdict);
+  j["reason"] = report.reason;
+  j["command"] = report.options->command;
+  j["model"] = report.options->model;
+  j.update(report.header);
+  j["mode"] = ModeName(report.options->mode);
+  CountJson(j, last);
+  j["time_s"] = report.time_s;
+  j["peak_rss_mb"] = PeakRssMb();
+  j["bytes_per_key"] = last.bytes_per_key;
+  if (!last.bytes_by_part.is_null()) j["bytes_per_key_by_part"] = last.bytes_by_part;
+  j["warnings"] = report.warnings;
+  j["traces"] = !report.options->no_trace;
+  j["jobs"] = last.jobs;
+  if (report.list_abstract) j["abstract_state_list"] = last.abstract_states;
+  if (report.per_count) {
+    j["runs"] = Json::array();
+    for (const CountRun& run : report.runs) {
+      Json one;
+      one["threads"] = run.threads;
+      one["verdict"] = VerdictName(run.result.verdict);
+      one["reason"] = run.result.reason;
+      CountJson(one, run);
+      if (!run.trace.empty()) one["trace"] = TraceJson(run.trace);
+      j["runs"].push_back(std::move(one));
+    }
+  }
+  if (report.all) {
+    const AllCounts& all = *report.all;
+    j["all_thread_counts"] = {{"from", all.from},
+                              {"closed", all.closed},
+                              {"reason", all.reason},
+                              {"closure_checks", all.closure_checks},
+                              {"solver_queries", all.solver.queries},
+                              {"solver_time_s", all.solver.seconds}};
+    if (all.closure_break)
+      j["all_thread_counts"]["closure_failure"] = BreakJson(*all.closure_break);
+  }
+  if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
+    j["trace"] = TraceJson(last.trace);
+  }
+  return Dump(j);
+}
+
+std::string TraceText(const std::vector<TraceLine>& trace) {
+  std::string out = fmt::format("trace ({} slots):\n", trace.size() - 1);
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const TraceLine& t = trace[i];
+    if (t.kind == TraceStep::Kind::kInitial) {
+      out += "  initial            " + t.state + "\n";
+      continue;
+    }
+    out += fmt::format("  {:4}  r{:<3} T{:<3} {:<7}", i, t.rounds, t.thread, TraceKindName(t.kind));
+    if (t.kind == TraceStep::Kind::kStep) {
+      out += t.action;
+      if (!t.failure.empty()) out += "  FAILS: " + t.failure;
+      if (!t.changes.empty()) out += "  ->" + t.changes;
+    }
+    out += "\n";
+  }
+  return out + "  reached            " + trace.back().state + "\n";
+}
+
+std::string TextReport(const Report& report) {
+  const RunOptions& options = *report.options;
+  const CountRun& last = report.last();
+  std::string out =
+      "druba " + options.command + ": " + options.model + ", " + report.subject + "\n";
+  if (report.per_count) {
+    for (const CountRun& run : report.runs) out += CountLine(run);
+  }
+  if (report.all) out += AllCountsText(*report.all);
+  out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
+  if (report.verdict == Verdict::kSafe) out += ProofDetail(last);
+  out += ProofLine(last);
+  if (last.closure_break) out += BreakText(*last.closure_break, "  ");
+  if (last.closure_breaks.size() > 1) {
+    out += fmt::format("  every reached state with an unreached successor{}:\n",
+                       last.closure_breaks.size() >= 20 ? " (the first 20)" : "");
+    for (const std::string& b : last.closure_breaks) out += "    " + b + "\n";
+  }
+  out += AbstractText(report);
+  if (report.verdict == Verdict::kViolation && !last.trace.empty()) out += TraceText(last.trace);
+  if (options.no_trace) {
+    out += "traces off (--no-trace)";
+    if (report.verdict == Verdict::kViolation) out += ": no trace for this violation";
+    out += "\n";
+  }
+  out += Statistics(report);
+  if (report.verdict == Verdict::kBounded) {
+    out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
+  }
+  return out;
+}
+
+std::string TraceFile(const Report& report) {
+  const CountRun& last = report.last();
+  Json j;
+  j["druba_trace"] = 1;
+  j["model"] = report.options->model;
+  j["threads"] = last.threads;
+  j.update(report.trace_header);
+  j["steps"] = TraceJson(last.trace);
+  return Dump(j);
+}
+
+std::string DumpHeader(Verdict verdict, const std::string& reason, Proof proof) {
+  if (verdict == Verdict::kSafe && proof == Proof::kUpperBound) {
+    return "# an upper bound of the reachable abstract states, not exactly them (" + reason + ")\n";
+  }
+  if (verdict == Verdict::kSafe) return "";
+  return fmt::format("# incomplete: the abstract states reached before the run ended ({}: {})\n",
+                     VerdictName(verdict), reason);
+}
+
+std::vector<std::string> WriteOutputFiles(const Report& report) {
+  std::vector<std::string> warnings;
+  const RunOptions& options = *report.options;
+  const CountRun& last = report.last();
+  if (!options.dump_abstract.empty()) {
+    std::string text = DumpHeader(report.verdict, report.reason, last.result.proof);
+    for (const std::string& line : last.abstract_states) text += line + "\n";
+    WriteFileAtomically(options.dump_abstract, text);
+  }
+  if (!options.trace_out.empty() && !last.trace.empty()) {
+    WriteFileAtomically(options.trace_out, TraceFile(report));
+  }
+  if (!options.dot.empty()) {
+    if (last.dot.empty()) {
+      warnings.push_back(fmt::format(
+          "druba: --dot: no graph written (more than {} abstract states, or --mode explicit)",
+          kMaxDotNodes));
+    } else {
+      WriteFileAtomically(options.dot, last.dot);
+    }
+  }
+  if (!options.schedule_svg.empty()) {
+    WriteFileAtomically(options.schedule_svg,
+                        ScheduleSvg(last.result.schedule, last.result, report.svg_title));
+  }
+  return warnings;
+}
+
+}  // namespace druba::run

@@ -1,0 +1,154 @@
+// One run of one model at one thread count, for every model kind and mode: builds the driver
+// (limits, jobs, progress, the sandwich proof), dispatches the command (verify, test with fixed
+// bounds or iterative deepening, explicit search) and describes the outcome for the report, in
+// the words of the kind's describer.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abstraction/driver.h"
+#include "run/abstract_graph.h"
+#include "run/options.h"
+#include "run/progress.h"
+#include "run/report.h"
+
+namespace druba::run {
+
+// What a model kind tells the pipeline: states, steps and abstract states in its own words, the
+// bound of explicit search, the sandwich proof it offers, and figures only it has (Driver is
+// the PlateauDriver of the run, passed to `AddFigures` once the run is over).
+template <class D, class Driver>
+concept KindDescriber = requires(const D& d, StateView state, const TraceStep& step,
+                                 TraceLine& line, std::uint32_t thread, std::uint32_t action,
+                                 CountRun& out, Driver& driver) {
+  { d.State(state) } -> std::convertible_to<std::string>;
+  d.Step(step, step, line);  // a step's action, failure, changes and JSON fields
+  { d.Abstract(state) } -> std::convertible_to<std::string>;
+  { d.DotAction(thread, action) } -> std::convertible_to<std::string>;
+  { d.TooBig(state) } -> std::convertible_to<std::string>;  // explicit: why it must stop
+  { d.ExtraBytes() } -> std::convertible_to<std::size_t>;   // the kind's own memory (stacks)
+  { d.Sandwich() } -> std::same_as<std::optional<SandwichSetup>>;
+  { d.Relation() } -> std::convertible_to<std::string>;
+  d.AddFigures(out, driver);
+};
+
+namespace detail {
+
+template <class Driver, class D>
+RunResult Dispatch(Driver& driver, const D& kind, const RunOptions& options) {
+  if (options.command == "test") {
+    return options.delays ? driver.Bounded({options.rounds, *options.delays})
+                          : driver.Deepen(options.rounds, options.max_delays);
+  }
+  if (options.mode == Mode::kExplicit) {
+    return driver.Explicit([&kind](StateView state) { return kind.TooBig(state); });
+  }
+  return driver.Verify();
+}
+
+template <class Driver, class D>
+std::vector<TraceLine> Describe(Driver& driver, const D& kind, std::uint32_t record) {
+  const std::vector<TraceStep> steps = driver.Trace(record);
+  std::vector<TraceLine> lines;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const TraceStep& s = steps[i];
+    TraceLine line;
+    line.kind = s.kind;
+    line.thread = s.thread;
+    line.rounds = s.rounds;
+    line.delays = s.delays;
+    line.state = kind.State(StateView(s.state));
+    if (s.kind == TraceStep::Kind::kStep) kind.Step(steps[i - 1], s, line);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+template <class Driver>
+void MemoryFigures(const Driver& driver, const RunOptions& options, std::size_t extra,
+                   CountRun& out) {
+  if (out.keys > 0) {
+    out.bytes_per_key =
+        static_cast<double>(driver.MemoryBytes() + extra) / static_cast<double>(out.keys);
+  }
+  if (options.mode == Mode::kExplicit) return;
+  const auto m = driver.explorer().MemoryUse();
+  const double keys = std::max<double>(1, static_cast<double>(out.keys));
+  const auto per_key = [keys](std::size_t bytes) { return static_cast<double>(bytes) / keys; };
+  out.bytes_by_part = {{"states", per_key(m.states)},   {"stacks", per_key(extra)},
+                       {"key_index", per_key(m.keys)},  {"records", per_key(m.records)},
+                       {"parents", per_key(m.parents)}, {"later_pairs", per_key(m.pairs)},
+                       {"frontiers", per_key(m.parked)}};
+}
+
+}  // namespace detail
+
+// Whether the report needs every abstract state described (a dump, or a kind that lists them).
+inline bool WantsAbstractLines(const RunOptions& options, bool list_abstract) {
+  return list_abstract || !options.dump_abstract.empty();
+}
+
+// How the front end wants one count's run reported.
+struct CountSetup {
+  ProgressSink progress;       // receives the progress line (empty: none)
+  std::string progress_label;  // before the bounds in that line, e.g. "threads=3 "
+  bool list_abstract = false;  // describe every reached abstract state
+};
+
+template <ExplorableModel Model, Abstraction Abs, class D>
+requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model, const Abs& abs,
+                                                                       const D& kind,
+                                                                       const RunOptions& options,
+                                                                       LimitWatch& limits,
+                                                                       const CountSetup& setup) {
+  PlateauDriver<Model, Abs> driver(model, abs, &limits, options.mode);
+  driver.KeepTrace(!options.no_trace);
+  driver.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
+  if (options.command == "verify") {
+    if (std::optional<SandwichSetup> sandwich = kind.Sandwich())
+      driver.UseSandwich(std::move(*sandwich));
+  }
+  if (setup.progress) InstallProgress(limits, driver, setup.progress, setup.progress_label);
+  CountRun out;
+  out.threads = model.num_threads();
+  out.result = detail::Dispatch(driver, kind, options);
+  StopProgress(limits);
+  const auto& ex = driver.explorer();
+  out.concrete_states = driver.num_states();
+  out.keys = options.mode == Mode::kExplicit ? driver.num_states() : ex.num_keys();
+  out.pareto_pairs = ex.num_records();
+  out.stats = ex.stats();
+  out.jobs = driver.jobs();
+  out.relation = kind.Relation();
+  detail::MemoryFigures(driver, options, kind.ExtraBytes(), out);
+  const StateStore& set = driver.abstract_states();
+  out.num_abstract = set.size();
+  if (WantsAbstractLines(options, setup.list_abstract)) {
+    for (std::uint32_t id = 0; id < set.size(); ++id)
+      out.abstract_states.push_back(abs.Describe(set.Get(id)));
+    std::sort(out.abstract_states.begin(), out.abstract_states.end());
+  }
+  if (out.result.closure_failure && out.result.closure_failure->undecided.empty()) {
+    const ClosureFailure& f = *out.result.closure_failure;
+    out.closure_break =
+        ClosureBreak{kind.Abstract(StateView(f.from)), abs.DescribeAction(f.thread, f.action),
+                     kind.Abstract(StateView(f.to))};
+  }
+  kind.AddFigures(out, driver);
+  if (out.result.violation_record)
+    out.trace = detail::Describe(driver, kind, *out.result.violation_record);
+  if (!options.dot.empty() && options.mode != Mode::kExplicit) {
+    out.dot = AbstractGraphDot(model, abs, ex, set, [&kind](std::uint32_t t, std::uint32_t a) {
+      return kind.DotAction(t, a);
+    });
+  }
+  return out;
+}
+
+}  // namespace druba::run
