@@ -1,6 +1,31 @@
 #include "abstraction/verdict.h"
 
+#include <utility>
+
 namespace druba {
+
+namespace {
+
+// The lattice of Combine, worst first.
+int Rank(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kViolation:
+      return 0;
+    case Verdict::kUnknown:
+      return 1;
+    case Verdict::kBounded:
+      return 2;
+    case Verdict::kSafe:
+      return 3;
+  }
+  return 1;
+}
+
+}  // namespace
+
+Finding Combine(Finding a, Finding b) {
+  return Rank(b.verdict) < Rank(a.verdict) ? std::move(b) : std::move(a);
+}
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {

@@ -2,6 +2,7 @@
 // `bounded`, never `safe`.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace druba {
@@ -39,6 +40,19 @@ enum class Mode {
   kNaive,     // every R(r,d) recomputed from the initial states; otherwise as kDruba
   kExplicit,  // no bounds: exhaustive search under free scheduling (PlateauDriver::Explicit)
 };
+
+// What checking one claim found: its verdict and why.
+struct Finding {
+  Verdict verdict = Verdict::kSafe;
+  std::string reason;
+};
+
+// Several claims that must all hold (every thread count, each condition of a proof) combine as
+// CBMC's property results do: a violation of any one is a violation; otherwise an undecided one
+// makes the whole unknown; otherwise one checked only within bounds makes it bounded; only claims
+// that all hold are safe. The result carries the reason of the claim that decided it (the first
+// one's when both are alike).
+Finding Combine(Finding a, Finding b);
 
 std::string_view VerdictName(Verdict verdict);
 std::string_view ProofName(Proof proof);

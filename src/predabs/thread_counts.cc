@@ -86,38 +86,42 @@ ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec
                                    LimitWatch* limits, const SolverLog* log,
                                    const std::function<CountOutcome(std::uint32_t)>& run_one) {
   ThreadCountsResult out;
+  // Every count run must be safe, two consecutive counts must reach the same abstract set, and
+  // that set must be closed across thread counts: the verdict combines the three claims.
+  Finding total;
   const StateStore* previous = nullptr;
   for (std::uint32_t n = counts.first; n <= counts.last; ++n) {
     const CountOutcome one = run_one(n);
-    out.verdict = one.verdict;
-    out.reason = one.reason;
+    total = Combine(total, {one.verdict, one.reason});
+    if (!counts.every_count_from_first) total.reason = one.reason;
     if (!counts.every_count_from_first || one.verdict != Verdict::kSafe) break;
     const StateStore* set = one.abstract_states;
     if (previous == nullptr || !SameSet(*previous, *set)) {
-      if (previous != nullptr) {
-        out.verdict = Verdict::kUnknown;
-        out.reason = "the abstract set still changed from " + std::to_string(n - 1) + " to " +
-                     std::to_string(n) + " threads (--max-threads " + std::to_string(counts.last) +
-                     ")";
+      if (previous != nullptr && n == counts.last) {
+        total = Combine(total, {Verdict::kUnknown,
+                                "the abstract set still changed from " + std::to_string(n - 1) +
+                                    " to " + std::to_string(n) + " threads (--max-threads " +
+                                    std::to_string(counts.last) + ")"});
       }
       previous = set;
       continue;
     }
     out.all =
         CheckAllThreadCounts(program, spec, *set, counts.first, solver_timeout_ms, limits, log);
-    if (out.all->closed) {
-      out.verdict = Verdict::kSafe;
-      out.reason = "safe for every thread count >= " + std::to_string(counts.first) +
-                   ": the abstract sets for " + std::to_string(n - 1) + " and " +
-                   std::to_string(n) +
-                   " threads agree, every initial abstract state is reached, and the set is "
-                   "closed under the actions that disrespect the abstraction across thread counts";
-    } else {
-      out.verdict = Verdict::kUnknown;
-      out.reason = "every thread count: " + out.all->reason;
+    total = Combine(total, {out.all->closed ? Verdict::kSafe : Verdict::kUnknown,
+                            "every thread count: " + out.all->reason});
+    if (total.verdict == Verdict::kSafe) {
+      total.reason = "safe for every thread count >= " + std::to_string(counts.first) +
+                     ": the abstract sets for " + std::to_string(n - 1) + " and " +
+                     std::to_string(n) +
+                     " threads agree, every initial abstract state is reached, and the set is "
+                     "closed under the actions that disrespect the abstraction across thread "
+                     "counts";
     }
     break;
   }
+  out.verdict = total.verdict;
+  out.reason = total.reason;
   return out;
 }
 
