@@ -104,15 +104,16 @@ std::string ProofLine(const CountRun& run) {
                            r.symmetric_reached);
 }
 
-// Why `safe` holds, in one line, for the proofs whose reason does not say it all.
-std::string ProofDetail(const CountRun& run) {
+// Why `safe` holds, in one line, for the proofs whose reason does not say it all (`who`: which
+// thread count's run, when there are several).
+std::string ProofDetail(const CountRun& run, const std::string& who) {
   const RunResult& r = run.result;
   const std::size_t n = run.num_abstract;
   if (r.proof == Proof::kSandwich) {
     return fmt::format(
-        "  all {} reachable abstract states: the upper bound O is reached up to thread symmetry "
+        "  {}all {} reachable abstract states: the upper bound O is reached up to thread symmetry "
         "within (r,d) = ({},{})\n",
-        n, r.bounds.rounds, r.bounds.delays);
+        who, n, r.bounds.rounds, r.bounds.delays);
   }
   if (r.proof == Proof::kUpperBound) {
     return fmt::format(
@@ -126,10 +127,10 @@ std::string ProofDetail(const CountRun& run) {
                                   : fmt::format("{} of {} actions disrespect the abstraction; ",
                                                 run.disrespecting.size(), run.num_actions);
   return fmt::format(
-      "  all {} reachable abstract states reached: the abstract sets at (r,d) = ({},{}) and "
+      "  {}all {} reachable abstract states reached: the abstract sets at (r,d) = ({},{}) and "
       "({},{}) agree; {}{} disrespecting successors checked\n",
-      n, r.plateau_start.rounds, r.plateau_start.delays, r.bounds.rounds, r.bounds.delays, actions,
-      r.closure_checks);
+      who, n, r.plateau_start.rounds, r.plateau_start.delays, r.bounds.rounds, r.bounds.delays,
+      actions, r.closure_checks);
 }
 
 std::string BreakText(const ClosureBreak& b, const char* indent) {
@@ -287,7 +288,9 @@ std::string TextReport(const Report& report) {
   }
   if (report.all) out += AllCountsText(*report.all);
   out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
-  if (report.verdict == Verdict::kSafe) out += ProofDetail(last);
+  if (report.verdict == Verdict::kSafe) {
+    out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");
+  }
   out += ProofLine(last);
   if (last.closure_break) out += BreakText(*last.closure_break, "  ");
   if (last.closure_breaks.size() > 1) {
