@@ -135,7 +135,7 @@ class ParetoIndex {
       if (it == pairs.end()) return "a key without its records";
       ++keys;
       seconds += first.has_second;
-      const std::string problem = CheckKey(key, it->second);
+      std::string problem = CheckKey(key, it->second);
       if (!problem.empty()) return problem;
     }
     if (keys != pairs.size() || keys != num_keys) return "a key is missing from the index";
