@@ -1,5 +1,6 @@
 #include "common/resources.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -25,9 +26,7 @@ double CurrentRssMb() {
 
 namespace {
 std::string Short(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", value);
-  return buf;
+  return fmt::format("{:g}", value);
 }
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "cpds/reader.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -19,9 +20,7 @@ struct Line {
 };
 
 std::string ByteName(unsigned char byte) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%02x", byte);
-  return buf;
+  return fmt::format("0x{:02x}", byte);
 }
 
 // Splits into lines, drops comments, rejects binary data, and cuts each line into tokens at white

@@ -1,5 +1,6 @@
 #include "predabs/predicate_abstraction.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -284,14 +285,11 @@ class Checker {
     ++stats_->queries;
     stats_->seconds += clock.Seconds();
     if (log_ != nullptr) {
-      char line[160];
-      std::snprintf(line, sizeof line, "druba: solver query %llu: %s in %.3f s (",
-                    static_cast<unsigned long long>(stats_->queries),
-                    r == SatResult::kSat     ? "sat"
-                    : r == SatResult::kUnsat ? "unsat"
-                                             : "unknown",
-                    clock.Seconds());
-      (*log_)(line + phase_ + ")");
+      (*log_)(fmt::format("druba: solver query {}: {} in {:.3f} s ({})", stats_->queries,
+                          r == SatResult::kSat     ? "sat"
+                          : r == SatResult::kUnsat ? "unsat"
+                                                   : "unknown",
+                          clock.Seconds(), phase_));
     }
     return r;
   }

@@ -1,5 +1,6 @@
 #include "run/schedule_svg.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 
@@ -30,9 +31,7 @@ std::string Escape(const std::string& text) {
 }
 
 std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  return fmt::format("{:.1f}", v);
 }
 
 constexpr const char* kRed = "#d62728";
