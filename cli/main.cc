@@ -176,6 +176,15 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
                    "(default): joint for CPDS, off for .drb (each abstract successor there is a "
                    "solver query, dearer than most explorations)")
       ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
+  verify
+      ->add_option("--exhaust-share", options.exhaust_share,
+                   "when the closure test fails (mode druba), the exact search goes on towards "
+                   "exhaustion, where every reachable state is explored and the verdict needs no "
+                   "abstraction: for at most this many times the successor calls spent before the "
+                   "test, counted as at least 262,144 (default 4: at least about a million; 0: the "
+                   "paper's algorithm alone). Every run ends; a state space that is not finite "
+                   "ends at the budget with 'unknown'")
+      ->check(CLI::NonNegativeNumber);
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
   cpds->add_option("--upper-bound-share", options.upper_bound_share,

@@ -3,7 +3,9 @@
 #   # druba-expect-bounds: rounds=R delays=D          (bounds at the end of `verify`, top=1,
 #                                                      the paper's proof alone: --upper-bound off)
 #   # druba-expect-test: rounds=R delays=D verdict=V   (`druba test` with those bounds)
-# `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound; JSON "proof").
+# `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound, exhausted; JSON
+# "proof"). `exhaust=X` passes --exhaust-share X to verify (0: the paper's algorithm alone, no
+# exact search after a failed closure test).
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
@@ -54,6 +56,7 @@ foreach(line IN LISTS lines)
   field("${line}" "threads" threads)
   field("${line}" "abstraction" abstraction)
   field("${line}" "proof" proof)
+  field("${line}" "exhaust" exhaust)
   set(model_args)
   if(MODEL MATCHES "\\.drb$")
     if(threads)
@@ -78,6 +81,9 @@ foreach(line IN LISTS lines)
     set(command verify --upper-bound off)  # the bounds of the paper's proof
   else()
     set(command verify)
+    if(NOT exhaust STREQUAL "")
+      list(APPEND command --exhaust-share ${exhaust})
+    endif()
   endif()
   execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} --json ${spec_args}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -8,6 +8,7 @@
 // violates the property.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -114,6 +115,10 @@ class PlateauDriver {
           "action";
       return Finish(result, clock);
     }
+    // A search with nothing left to expand has reached R itself: no abstraction argument needed.
+    if (mode_ == Mode::kDruba && exhaust_share_ > 0 && ExhaustedNow(result)) {
+      return Finish(result, clock);
+    }
     result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
     if (result.closure_failure) {
       result.verdict = Verdict::kUnknown;
@@ -121,6 +126,7 @@ class PlateauDriver {
           result.closure_failure->undecided.empty()
               ? "the reached abstract states are not closed under a disrespecting action"
               : "the closure test could not be decided: " + result.closure_failure->undecided;
+      if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
     } else {
       result.verdict = Verdict::kSafe;
       result.proof = Proof::kPlateau;
@@ -222,6 +228,17 @@ class PlateauDriver {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
   }
 
+  // After a failed closure test, Verify goes on towards exhaustion for at most `share` times the
+  // successor calls spent before it, counted as at least `floor` (share 0: not at all, the
+  // paper's algorithm alone).
+  void SetExhaustBudget(double share, std::uint64_t floor = kExhaustFloor) {
+    exhaust_share_ = share;
+    exhaust_floor_ = floor;
+  }
+  static constexpr std::uint64_t kExhaustFloor = std::uint64_t{1} << 18;
+  // What the run is doing beyond the paper's schedule, for the progress line ("" when nothing).
+  const char* phase() const { return exhausting_ ? "towards exhaustion " : ""; }
+
   // The sandwich proof of DESIGN.md section 8, tried by Verify in Mode::kDruba.
   void UseSandwich(SandwichSetup setup) { sandwich_ = std::move(setup); }
   // |O| once computed, for the progress line.
@@ -281,6 +298,56 @@ class PlateauDriver {
       result.image_calls_before_plateau = event.image_calls;
     }
     return !explorer_->stopped();
+  }
+
+  // Whether the search is exhausted (Explorer::exhausted): then R(r,d) = R, and the verdict is
+  // `safe` with the exact abstract set alpha(R), whatever the abstraction (a violation would have
+  // stopped the search).
+  bool ExhaustedNow(RunResult& result) {
+    if (!explorer_->exhausted()) return false;
+    result.verdict = Verdict::kSafe;
+    result.proof = Proof::kExhausted;
+    result.closure_failure.reset();
+    result.reason = "exhausted: at (r,d) = (" + std::to_string(explorer_->bounds().rounds) + "," +
+                    std::to_string(explorer_->bounds().delays) +
+                    ") no move is left that a larger bound would allow, so every reachable "
+                    "state was explored";
+    return true;
+  }
+
+  // After a failed closure test: the exact search goes on from where it stands, raising rounds
+  // while moves wait on the round frontier and delays otherwise, until it is exhausted (`safe`),
+  // finds a violation, is stopped by a limit, or has spent its budget of successor calls
+  // (SetExhaustBudget): then the verdict stays `unknown`, saying how far it went. Every raise is
+  // in the schedule. For a finite state space it ends (each key keeps finitely many pairs, as no
+  // kept pair is dominated by a later one: Dickson's lemma); for an infinite one only the budget
+  // or a limit ends it.
+  void GoOnToExhaustion(RunResult& result) {
+    if (exhaust_share_ <= 0) return;
+    const std::uint64_t start = explorer_->stats().image_calls;
+    const auto budget = static_cast<std::uint64_t>(
+        exhaust_share_ * static_cast<double>(std::max(start, exhaust_floor_)));
+    exhausting_ = true;
+    const std::string failed = result.reason;
+    while (!ExhaustedNow(result)) {
+      const RaiseEvent::Dim dim =
+          explorer_->round_moves_parked() ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
+      const Bounds at = explorer_->bounds();
+      const std::uint32_t bound = dim == RaiseEvent::Dim::kRounds ? at.rounds : at.delays;
+      const bool spent = explorer_->stats().image_calls - start >= budget;
+      if (spent || bound >= kMaxBound) {
+        result.reason = failed + "; the exact search went on to (r,d) = (" +
+                        std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
+                        std::to_string(explorer_->num_states()) +
+                        " states and did not exhaust the state space " +
+                        (spent ? "within its budget of " + std::to_string(budget) +
+                                     " successor calls (--exhaust-share)"
+                               : "before the bounds' limit of " + std::to_string(kMaxBound));
+        break;
+      }
+      if (!Step(dim, result)) break;  // a violation or a limit: Finish says which
+    }
+    exhausting_ = false;
   }
 
   // kAi: is the reached set closed under every action? Then it is an inductive invariant that
@@ -406,6 +473,7 @@ class PlateauDriver {
       if (tracker_->violation_record()) {
         result.verdict = Verdict::kViolation;
         result.violation_record = tracker_->violation_record();
+        result.closure_failure.reset();  // found going on after a failed closure test
         result.reason = "a reachable state violates the property";
       } else {
         result.verdict = Verdict::kUnknown;
@@ -436,6 +504,9 @@ class PlateauDriver {
   bool sandwich_live_ = false;             // O complete and free of violations: watching U
   bool outside_ = false;                   // a state of U outside O (an internal error)
   bool answered_by_upper_ = false;         // abstract_states() is O
+  double exhaust_share_ = 4;               // after a failed closure test (SetExhaustBudget)
+  std::uint64_t exhaust_floor_ = kExhaustFloor;
+  bool exhausting_ = false;
 };
 
 }  // namespace druba

@@ -91,6 +91,13 @@ class Explorer {
 
   Bounds bounds() const { return bounds_; }
   bool stopped() const { return stopped_; }
+  // Nothing is left to expand at any larger bound: no move is parked on either frontier (every
+  // parked move was resumed and stored nothing new, or was dominated). Then no raise can store a
+  // search node, so the stored program states are every reachable one, R itself (DESIGN.md
+  // section 9). False once stopped: a stopped search is incomplete.
+  bool exhausted() const { return !stopped_ && frontier_.parked_moves() == 0; }
+  // Whether a round raise would resume any move (else only a delay raise can).
+  bool round_moves_parked() const { return frontier_.round_parked_moves() > 0; }
   const std::string& stop_reason() const { return stop_reason_; }
   const ExploreStats& stats() const { return stats_; }
   std::uint32_t num_threads() const { return n_; }

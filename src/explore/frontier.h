@@ -39,6 +39,7 @@ class Frontier {
   }
   void CountDelaysParked(std::size_t count) { delay_parked_ += count; }
   std::size_t parked_moves() const { return round_parked_.size() + delay_parked_; }
+  std::size_t round_parked_moves() const { return round_parked_.size(); }
 
   // A round raise resumes the round frontier (moves of records of one depth: the last of the old
   // bound).

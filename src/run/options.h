@@ -30,6 +30,7 @@ struct RunOptions {
   unsigned jobs = 0;                    // expansion threads; 0: one per core
   std::string upper_bound = "auto";     // the sandwich proof's O: auto | joint | static | off
   double upper_bound_share = 0.125;     // O's share of the exploration's successor calls
+  double exhaust_share = 4;  // after a failed closure test: the exact search's share (0: none)
   // CPDS models only.
   std::string init;              // default: the model's path with .init
   std::string spec;              // a .spec file naming the target

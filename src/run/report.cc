@@ -121,6 +121,12 @@ std::string ProofDetail(const CountRun& run, const std::string& who) {
         "matches the target\n",
         n);
   }
+  if (r.proof == Proof::kExhausted) {
+    return fmt::format(
+        "  {}proof: exhausted: the {} concrete states explored are every reachable one, so the "
+        "{} abstract states are exactly the reachable ones, whatever the abstraction\n",
+        who, run.concrete_states, n);
+  }
   if (r.proof != Proof::kPlateau) return "";
   const std::string actions = run.num_actions == 0
                                   ? ""

@@ -109,6 +109,7 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
                                                                        const CountSetup& setup) {
   PlateauDriver<Model, Abs> driver(model, abs, &limits, options.mode);
   driver.KeepTrace(!options.no_trace);
+  driver.SetExhaustBudget(options.exhaust_share);
   driver.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.command == "verify") {
     if (std::optional<SandwichSetup> sandwich = kind.Sandwich())
