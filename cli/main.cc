@@ -90,6 +90,11 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   cpds->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_flag("--shortest", o.shortest,
+                "report a violation with the fewest statements of any violating run (a "
+                "breadth-first search under free scheduling after the violation is found: up to "
+                "a whole explicit search, within the limits); by default the trace found is "
+                "shortened by dropping statements while it still fails");
   app->add_flag("--no-trace", o.no_trace,
                 "report a violation without its trace (traces cost no memory: a violation's is "
                 "found backwards over the stored states, which takes time)");

@@ -25,6 +25,7 @@
 #include "common/resources.h"
 #include "explore/explorer.h"
 #include "explore/free_search.h"
+#include "explore/shorten.h"
 #include "explore/trace.h"
 
 namespace druba {
@@ -204,12 +205,37 @@ class PlateauDriver {
     return result;
   }
 
-  // The schedule to a violation's record, from whichever search found it.
-  // Empty when traces are off (KeepTrace(false)).
+  // The schedule to a violation's record, from whichever search found it, as a Round-Robin
+  // trace. Empty when traces are off (KeepTrace(false)).
   std::vector<TraceStep> Trace(std::uint32_t record) {
-    if (free_) return free_->Trace(record);
+    if (free_) {
+      const std::vector<TraceStep> steps = free_->Trace(record);
+      return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
+    }
     if (!keep_trace_) return {};
     return ReconstructTrace(*explorer_, model_, record);
+  }
+  // A violation's trace with as few statements as dropping them one by one leaves
+  // (explore/shorten.h).
+  std::vector<TraceStep> Shorten(const std::vector<TraceStep>& trace) {
+    std::vector<Word> a(abs_.width());
+    return ShortenTrace(model_, trace, [&](StateView state) {
+      abs_.Abstract(state, std::span<Word>(a));
+      return abs_.Violates(StateView(a));
+    });
+  }
+  // A violating run with the fewest statements of any (breadth-first under free scheduling, over
+  // every state up to its length), as a Round-Robin trace; empty when a limit, or `max_calls`
+  // successor calls, stopped the search first. Costs up to a whole explicit search.
+  std::vector<TraceStep> ShortestTrace(
+      std::uint64_t max_calls = std::numeric_limits<std::uint64_t>::max()) {
+    AbstractTracker<Abs> tracker(abs_);
+    FreeSearch<Model, AbstractTracker<Abs>> bfs(model_, tracker, limits_);
+    bfs.SetBudget(max_calls);
+    bfs.Run([](StateView /*state*/) { return std::string(); });
+    if (!tracker.violation_record()) return {};
+    const std::vector<TraceStep> steps = bfs.Trace(*tracker.violation_record());
+    return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
   }
   // Whether a violation comes with its trace. The search keeps no parent links either way (a
   // trace is found backwards over the stored records: Explorer::SearchPathTo).

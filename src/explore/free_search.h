@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ class FreeSearch {
           break;
         }
       }
+      if (image_calls_ >= max_calls_) {
+        stopped_ = true;
+        stop_reason_ = "its budget of " + std::to_string(max_calls_) + " successor calls was spent";
+        break;
+      }
       scratch_.assign(states_.Get(next).begin(), states_.Get(next).end());
       for (std::uint32_t t = 0; t < model_.num_threads() && !stopped_; ++t) {
         ++image_calls_;
@@ -49,6 +55,8 @@ class FreeSearch {
     return !stopped_;
   }
 
+  // At most `calls` successor calls (then it stops, incomplete).
+  void SetBudget(std::uint64_t calls) { max_calls_ = calls; }
   bool stopped() const { return stopped_; }
   const std::string& stop_reason() const { return stop_reason_; }
   std::size_t num_states() const { return states_.size(); }
@@ -104,6 +112,7 @@ class FreeSearch {
   std::vector<Parent> parents_;
   std::vector<Word> scratch_;
   std::uint64_t image_calls_ = 0;
+  std::uint64_t max_calls_ = std::numeric_limits<std::uint64_t>::max();
   bool stopped_ = false;
   std::string stop_reason_;
 };

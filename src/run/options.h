@@ -27,6 +27,7 @@ struct RunOptions {
   std::string schedule_svg;             // draw the driver's path through the (r, d) plane
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // no trace for a violation (saves the backward search)
+  bool shortest = false;                // the trace with the fewest statements (breadth-first)
   unsigned jobs = 0;                    // expansion threads; 0: one per core
   std::string upper_bound = "auto";     // the sandwich proof's O: auto | joint | static | off
   double upper_bound_share = 0.125;     // O's share of the exploration's successor calls

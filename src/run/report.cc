@@ -260,6 +260,8 @@ std::string JsonReport(const Report& report) {
       j["all_thread_counts"]["closure_failure"] = BreakJson(*all.closure_break);
   }
   if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
+    j["trace_statements"] = last.trace_statements;
+    j["trace_found_statements"] = last.trace_found_statements;
     j["trace"] = TraceJson(last.trace);
   }
   return Dump(j);
@@ -298,6 +300,10 @@ std::string TextReport(const Report& report) {
     out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");
   }
   out += ProofLine(last);
+  if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
+    if (!last.trace_note.empty()) out += "trace of " + last.trace_note + "\n";
+    out += TraceText(last.trace);
+  }
   if (last.closure_break) out += BreakText(*last.closure_break, "  ");
   if (last.closure_breaks.size() > 1) {
     out += fmt::format("  every reached state with an unreached successor{}:\n",
@@ -305,7 +311,6 @@ std::string TextReport(const Report& report) {
     for (const std::string& b : last.closure_breaks) out += "    " + b + "\n";
   }
   out += AbstractText(report);
-  if (report.verdict == Verdict::kViolation && !last.trace.empty()) out += TraceText(last.trace);
   if (options.no_trace) {
     out += "traces off (--no-trace)";
     if (report.verdict == Verdict::kViolation) out += ": no trace for this violation";

@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,9 +53,47 @@ RunResult Dispatch(Driver& driver, const D& kind, const RunOptions& options) {
   return driver.Verify();
 }
 
+inline std::size_t Statements(const std::vector<TraceStep>& trace) {
+  return static_cast<std::size_t>(std::count_if(trace.begin(), trace.end(), [](const TraceStep& s) {
+    return s.kind == TraceStep::Kind::kStep;
+  }));
+}
+
+// The trace to report: one with the fewest statements of any violating run (breadth-first under
+// free scheduling, ShortestTrace) when that search finishes within as many successor calls as
+// the run made (at least 2^16; unbounded but for the limits with --shortest); else the trace
+// found, shortened by dropping statements while it still fails (explore/shorten.h).
+template <class Driver>
+std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
+                                     std::uint32_t record, CountRun& out) {
+  const std::vector<TraceStep> found = driver.Trace(record);
+  if (found.empty()) return found;
+  out.trace_found_statements = Statements(found);
+  const std::uint64_t budget =
+      options.shortest ? std::numeric_limits<std::uint64_t>::max()
+                       : std::max<std::uint64_t>(out.result.image_calls, std::uint64_t{1} << 16);
+  // Of two traces with as few statements, the one found (its delays within the bounds searched).
+  std::vector<TraceStep> trace = driver.ShortestTrace(budget);
+  std::string how = "the fewest of any violating run";
+  if (trace.empty()) {
+    trace = driver.Shorten(found);
+    how = options.shortest ? "shortened; the search for the shortest run was stopped by a limit"
+                           : "shortened (--shortest finds the fewest of any run)";
+  } else if (Statements(trace) >= out.trace_found_statements) {
+    trace = found;
+  }
+  out.trace_statements = Statements(trace);
+  if (out.trace_statements != out.trace_found_statements || options.shortest) {
+    out.trace_note = fmt::format("{} statements, {} (the run found had {})", out.trace_statements,
+                                 how, out.trace_found_statements);
+  }
+  return trace;
+}
+
 template <class Driver, class D>
-std::vector<TraceLine> Describe(Driver& driver, const D& kind, std::uint32_t record) {
-  const std::vector<TraceStep> steps = driver.Trace(record);
+std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions& options,
+                                std::uint32_t record, CountRun& out) {
+  const std::vector<TraceStep> steps = ReportedTrace(driver, options, record, out);
   std::vector<TraceLine> lines;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const TraceStep& s = steps[i];
@@ -142,8 +181,9 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
                      kind.Abstract(StateView(f.to))};
   }
   kind.AddFigures(out, driver);
-  if (out.result.violation_record)
-    out.trace = detail::Describe(driver, kind, *out.result.violation_record);
+  if (out.result.violation_record) {
+    out.trace = detail::Describe(driver, kind, options, *out.result.violation_record, out);
+  }
   if (!options.dot.empty() && options.mode != Mode::kExplicit) {
     out.dot = AbstractGraphDot(model, abs, ex, set, [&kind](std::uint32_t t, std::uint32_t a) {
       return kind.DotAction(t, a);
