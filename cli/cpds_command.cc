@@ -66,15 +66,19 @@ int Replay(const RunOptions& given) {
     (std::filesystem::exists(target) ? options.spec : options.target) = target;
   }
   const Loaded loaded = Load(options);
-  if (!loaded.target) {
+  const bool deadlock = doc.Has("property") && doc.At("property").AsString() == "deadlock";
+  if (!loaded.target && !deadlock) {
     throw InputError({given.replay_trace, 0, 0}, "no target to confirm: give --spec or --target");
   }
   CpdsModel model(loaded.cpds, loaded.init);
   std::uint32_t k = options.top;
-  for (const auto& stack : loaded.target->stacks) {
-    if (stack) k = std::max(k, static_cast<std::uint32_t>(stack->size()));
+  if (loaded.target) {
+    for (const auto& stack : loaded.target->stacks) {
+      if (stack) k = std::max(k, static_cast<std::uint32_t>(stack->size()));
+    }
   }
-  const TopKAbstraction abs(model, k, loaded.target);
+  TopKAbstraction abs(model, k, loaded.target);
+  abs.SetDeadlock(deadlock);
   const ReplayOutcome done =
       cpds::ReplayTrace(model, abs, doc, given.replay_trace, given.model, loaded.target_text);
   std::cout << "replay: violation confirmed: " << done.slots << " slots, " << done.delays
@@ -89,7 +93,8 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   const Loaded loaded = Load(options);
   for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";
   CpdsModel model(loaded.cpds, loaded.init);
-  const TopKAbstraction abs(model, options.top, loaded.target);
+  TopKAbstraction abs(model, options.top, loaded.target);
+  abs.SetDeadlock(options.deadlock);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const cpds::CpdsDescriber kind{options, model, abs, loaded.target.has_value()};
   const Stopwatch clock;

@@ -112,8 +112,16 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
   report.header = {{"threads", threads.Text()}, {"abstraction", spec.name}};
   report.per_count = true;
   report.list_abstract = true;
-  report.verdict = counts.verdict;
-  report.reason = counts.reason;
+  // Deadlock freedom is proved per count, by exhaustion; the closure test across counts does not
+  // decide it, so it is never claimed for every count.
+  Finding verdict{counts.verdict, counts.reason};
+  if (options.deadlock && threads.every_count_from_first) {
+    verdict = Combine(verdict, {Verdict::kUnknown,
+                                "deadlock freedom is proved for one thread count at a time (by "
+                                "exhaustion), not for every count: give --threads N"});
+  }
+  report.verdict = verdict.verdict;
+  report.reason = verdict.reason;
   if (counts.all) report.all = DescribeAllCounts(program, spec, threads.first, *counts.all);
   report.time_s = clock.Seconds();
   report.svg_title = "druba " + options.command + " " + options.model + ", " +

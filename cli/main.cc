@@ -90,6 +90,11 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   cpds->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_flag("--deadlock", o.deadlock,
+                "also a violation: a reached state where no thread can move and some thread has "
+                "not finished (CPDS: its stack is not empty; .drb: it is not at `end` or at a "
+                "label starting with `end`). For .drb programs only exhaustion proves its "
+                "absence");
   app->add_flag("--shortest", o.shortest,
                 "report a violation with the fewest statements of any violating run (a "
                 "breadth-first search under free scheduling after the violation is found: up to "

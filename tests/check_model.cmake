@@ -5,7 +5,8 @@
 #   # druba-expect-test: rounds=R delays=D verdict=V   (`druba test` with those bounds)
 # `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound, exhausted; JSON
 # "proof"). `exhaust=X` passes --exhaust-share X to verify (0: the paper's algorithm alone, no
-# exact search after a failed closure test).
+# exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
+# thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify.
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
@@ -57,7 +58,12 @@ foreach(line IN LISTS lines)
   field("${line}" "abstraction" abstraction)
   field("${line}" "proof" proof)
   field("${line}" "exhaust" exhaust)
+  field("${line}" "deadlock" deadlock)
+  field("${line}" "mode" mode)
   set(model_args)
+  if(deadlock)
+    list(APPEND model_args --deadlock)
+  endif()
   if(MODEL MATCHES "\\.drb$")
     if(threads)
       list(APPEND model_args --threads ${threads})
@@ -83,6 +89,9 @@ foreach(line IN LISTS lines)
     set(command verify)
     if(NOT exhaust STREQUAL "")
       list(APPEND command --exhaust-share ${exhaust})
+    endif()
+    if(mode)
+      list(APPEND command --mode ${mode})
     endif()
   endif()
   execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} --json ${spec_args}

@@ -48,6 +48,10 @@ class AbstractTracker {
   explicit AbstractTracker(const A& abs) : abs_(abs), set_(abs.width()), scratch_(abs.width()) {}
 
   bool OnNewState(std::uint32_t record, StateView state) {
+    if (concrete_ && concrete_(state)) {
+      violation_record_ = record;
+      return false;
+    }
     abs_.Abstract(state, std::span<Word>(scratch_));
     const auto found = set_.FindOrInsert(StateView(scratch_));
     if (!found.is_new) return true;
@@ -72,9 +76,13 @@ class AbstractTracker {
   // Called with each abstract state the first time it is reached (the sandwich proof's Sym(U));
   // returning false stops the search (Explorer::stopped) without a violation.
   void OnNewAbstract(std::function<bool(StateView)> call) { on_new_abstract_ = std::move(call); }
+  // A property of concrete states the abstraction does not decide: checked on every new program
+  // state (true: it violates), beside the abstraction's own.
+  void CheckConcrete(std::function<bool(StateView)> violates) { concrete_ = std::move(violates); }
 
  private:
   std::function<bool(StateView)> on_new_abstract_;
+  std::function<bool(StateView)> concrete_;
   const A& abs_;
   StateStore set_;
   std::vector<Word> scratch_;

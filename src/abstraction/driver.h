@@ -120,6 +120,14 @@ class PlateauDriver {
     if (mode_ == Mode::kDruba && exhaust_share_ > 0 && ExhaustedNow(result)) {
       return Finish(result, clock);
     }
+    if (concrete_) {  // only exhaustion proves a property the abstraction does not decide
+      result.verdict = Verdict::kUnknown;
+      result.reason = concrete_what_ +
+                      " is checked on explored states only, so only exhaustion "
+                      "proves it";
+      if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
+      return Finish(result, clock);
+    }
     result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
     if (result.closure_failure) {
       result.verdict = Verdict::kUnknown;
@@ -220,6 +228,7 @@ class PlateauDriver {
   std::vector<TraceStep> Shorten(const std::vector<TraceStep>& trace) {
     std::vector<Word> a(abs_.width());
     return ShortenTrace(model_, trace, [&](StateView state) {
+      if (concrete_ && concrete_(state)) return true;
       abs_.Abstract(state, std::span<Word>(a));
       return abs_.Violates(StateView(a));
     });
@@ -230,6 +239,7 @@ class PlateauDriver {
   std::vector<TraceStep> ShortestTrace(
       std::uint64_t max_calls = std::numeric_limits<std::uint64_t>::max()) {
     AbstractTracker<Abs> tracker(abs_);
+    if (concrete_) tracker.CheckConcrete(concrete_);
     FreeSearch<Model, AbstractTracker<Abs>> bfs(model_, tracker, limits_);
     bfs.SetBudget(max_calls);
     bfs.Run([](StateView /*state*/) { return std::string(); });
@@ -252,6 +262,16 @@ class PlateauDriver {
   std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
   std::size_t MemoryBytes() const {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
+  }
+
+  // A property of concrete states that the abstraction does not decide (a .drb deadlock): every
+  // new program state is checked, a violating one is a violation with its trace, and since
+  // abstract states say nothing about it, `safe` needs exhaustion: the plateau and sandwich
+  // proofs do not answer (`what` names the property in the reason). Call before Verify.
+  void CheckConcrete(std::function<bool(StateView)> violates, std::string what) {
+    concrete_ = std::move(violates);
+    concrete_what_ = std::move(what);
+    tracker_->CheckConcrete(concrete_);
   }
 
   // After a failed closure test, Verify goes on towards exhaustion for at most `share` times the
@@ -286,6 +306,7 @@ class PlateauDriver {
   void Reset() {
     explorer_.reset();
     tracker_ = std::make_unique<AbstractTracker<Abs>>(abs_);
+    if (concrete_) tracker_->CheckConcrete(concrete_);
     explorer_ = std::make_unique<Search>(model_, *tracker_, limits_);
     explorer_->KeepParents(false);
     explorer_->SetJobs(jobs_, Search::kParallelMin, adaptive_jobs_);
@@ -379,7 +400,7 @@ class PlateauDriver {
   // kAi: is the reached set closed under every action? Then it is an inductive invariant that
   // contains the initial abstract state, so it is exactly alpha(R): safe.
   bool ClosedUnderAll(RunResult& result) {
-    if (mode_ != Mode::kAi) return false;
+    if (mode_ != Mode::kAi || concrete_) return false;
     if (CheckClosure(abs_, tracker_->set(), &result.closure_checks, /*all_actions=*/true)) {
       return false;
     }
@@ -393,7 +414,7 @@ class PlateauDriver {
   // given), and once O is complete starts to watch U. True when O alone answers (no state of it
   // violates the property, which was given).
   bool AdvanceSandwich(RunResult& result) {
-    if (mode_ != Mode::kDruba || !sandwich_ || sandwich_over_) return false;
+    if (mode_ != Mode::kDruba || !sandwich_ || sandwich_over_ || concrete_) return false;
     if (!upper_search_) {
       auto initial = std::make_unique<StateStore>(abs_.width());
       std::vector<Word> a(abs_.width());
@@ -533,6 +554,8 @@ class PlateauDriver {
   double exhaust_share_ = 4;               // after a failed closure test (SetExhaustBudget)
   std::uint64_t exhaust_floor_ = kExhaustFloor;
   bool exhausting_ = false;
+  std::function<bool(StateView)> concrete_;  // CheckConcrete
+  std::string concrete_what_;
 };
 
 }  // namespace druba

@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "cpds/model.h"
 #include "cpds/top_k.h"
@@ -51,13 +53,22 @@ struct CpdsDescriber {
   std::size_t ExtraBytes() const { return model.stacks().MemoryBytes(); }
   std::optional<SandwichSetup> Sandwich() const {
     if (options.upper_bound == "off") return std::nullopt;
-    SandwichSetup setup = cpds::MakeSandwich(abs, options.upper_bound != "static", has_target);
+    SandwichSetup setup =
+        cpds::MakeSandwich(abs, options.upper_bound != "static", has_target || options.deadlock);
     setup.share = options.upper_bound_share;
     return setup;
   }
   std::string Relation() const {
     return options.upper_bound == "auto" ? "joint" : options.upper_bound;
   }
+  std::string PropertyOf(StateView state) const {
+    std::vector<Word> a(abs.width());
+    abs.Abstract(state, std::span<Word>(a));
+    return abs.deadlock() && abs.Deadlocked(StateView(a)) ? "deadlock" : "target";
+  }
+  // A CPDS deadlock is decided by the abstraction (TopKAbstraction::SetDeadlock).
+  template <class Driver>
+  void SetUpProperty(Driver& /*driver*/) const {}
   template <class Driver>
   void AddFigures(run::CountRun& out, Driver& /*driver*/) const {
     out.symmetry_classes = abs.Symmetry().classes;

@@ -78,6 +78,21 @@ std::string TopKAbstraction::CheckTarget(const TargetPattern& target, std::uint3
 }
 
 bool TopKAbstraction::Violates(StateView abstract) const {
+  return MatchesTarget(abstract) || (deadlock_ && Deadlocked(abstract));
+}
+
+bool TopKAbstraction::Deadlocked(StateView abstract) const {
+  bool unfinished = false;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    const Word top = abstract[1 + std::size_t{t} * k_];
+    if (top == kNone) continue;
+    unfinished = true;
+    if (model_.HasRule(t, abstract[0], top)) return false;
+  }
+  return unfinished;
+}
+
+bool TopKAbstraction::MatchesTarget(StateView abstract) const {
   if (!target_) return false;
   if (target_->shared && *target_->shared != abstract[0]) return false;
   for (std::uint32_t t = 0; t < n_; ++t) {

@@ -58,7 +58,13 @@ class TopKAbstraction {
     }
   }
 
+  // The target, if any, and with SetDeadlock a deadlocked state: no thread can move (a thread's
+  // moves depend on the shared state and its top symbol only, so the abstraction decides it) and
+  // some thread has not finished (a non-empty stack).
   bool Violates(StateView abstract) const;
+  void SetDeadlock(bool on) { deadlock_ = on; }
+  bool deadlock() const { return deadlock_; }
+  bool Deadlocked(StateView abstract) const;
 
   class ClosureOracle;
   // Pop successors, with what may lie below drawn from the relations of below.h relative to
@@ -77,9 +83,11 @@ class TopKAbstraction {
   std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
 
  private:
+  bool MatchesTarget(StateView abstract) const;
   static std::uint64_t Key(Word g, Word top) { return static_cast<std::uint64_t>(g) << 32 | top; }
 
   const CpdsModel& model_;
+  bool deadlock_ = false;
   std::uint32_t k_;
   std::uint32_t n_;
   std::optional<TargetPattern> target_;

@@ -47,12 +47,31 @@ struct DrbDescriber {
   }
   std::size_t ExtraBytes() const { return 0; }
   std::optional<SandwichSetup> Sandwich() const {
-    if (!fixed_count || options.upper_bound != "joint") return std::nullopt;
+    if (!fixed_count || options.upper_bound != "joint" || options.deadlock) return std::nullopt;
     return MakeSandwich(abs);
   }
   std::string Relation() const { return "all-SAT"; }
   // The respect classification, the solver's work, every break of closure, and a copy of the
   // abstract set for the loop over thread counts.
+  std::string PropertyOf(StateView state) const {
+    return model.AnyThreadFailed(state) ? "assertion" : "deadlock";
+  }
+  // --deadlock: a state where no thread can move and some has not finished (Finished) violates.
+  // The abstraction does not decide it, so only exhaustion proves its absence.
+  template <class Driver>
+  void SetUpProperty(Driver& driver) const {
+    if (!options.deadlock) return;
+    driver.CheckConcrete(
+        [this](StateView state) {
+          bool unfinished = false;
+          for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+            if (model.CanMove(state, t)) return false;
+            unfinished = unfinished || !model.Finished(state, t);
+          }
+          return unfinished;
+        },
+        "deadlock freedom");
+  }
   template <class Driver>
   void AddFigures(run::CountRun& out, Driver& driver) const {
     if (out.result.verdict == Verdict::kSafe || out.result.closure_failure) {

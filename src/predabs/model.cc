@@ -194,6 +194,17 @@ bool IntModel::HasValueBeyond(StateView state, std::int64_t bound) const {
   return false;
 }
 
+bool IntModel::CanMove(StateView state, std::uint32_t thread) {
+  SuccessorBuffer local;
+  Successors(state, thread, local);
+  return !local.actions.empty();
+}
+
+bool IntModel::Finished(StateView state, std::uint32_t thread) const {
+  const std::uint32_t pc = state[PcSlot(thread)];
+  return pc >= program_.statements.size() || program_.statements[pc].label.starts_with("end");
+}
+
 void IntModel::Successors(StateView state, std::uint32_t thread, SuccessorBuffer& out) {
   out.actions.clear();
   out.words.clear();

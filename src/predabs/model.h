@@ -88,6 +88,12 @@ class IntModel {
     return Eval(expr, state, self) != 0;
   }
   bool AnyThreadFailed(StateView state) const;
+  // Whether `thread` has an enabled statement in `state` (a busy wait whose condition holds is
+  // one). Safe to call while a successor enumeration is under way.
+  bool CanMove(StateView state, std::uint32_t thread);
+  // Whether `thread` has finished: it reached `end` (or failed), or it is at a statement whose
+  // label starts with "end", a place where it may rest forever (as in Promela).
+  bool Finished(StateView state, std::uint32_t thread) const;
   // Whether some variable holds a value of magnitude above `bound`.
   bool HasValueBeyond(StateView state, std::int64_t bound) const;
   // Why `thread`'s statement `action` led from `before` to the error location.

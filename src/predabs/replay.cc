@@ -72,7 +72,24 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
   const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
   CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
   CheckCounter(doc, "delays", delays, "the trace: ");
-  if (!model.AnyThreadFailed(StateView(state))) {
+  if (doc.Has("property") && doc.At("property").AsString() == "deadlock") {
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (model.CanMove(StateView(state), t)) {
+        throw InputError(doc.At("property").where, "the trace ends in " +
+                                                       model.DescribeState(StateView(state)) +
+                                                       ", which is not deadlocked: thread " +
+                                                       std::to_string(t) + " can move");
+      }
+    }
+    bool unfinished = false;
+    for (std::uint32_t t = 0; t < n; ++t)
+      unfinished = unfinished || !model.Finished(StateView(state), t);
+    if (!unfinished) {
+      throw InputError(doc.At("property").where, "the trace ends in " +
+                                                     model.DescribeState(StateView(state)) +
+                                                     ", where every thread has finished");
+    }
+  } else if (!model.AnyThreadFailed(StateView(state))) {
     throw InputError({trace_file, 0, 0}, "the trace ends in " +
                                              model.DescribeState(StateView(state)) +
                                              ", where no thread has failed");

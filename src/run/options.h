@@ -28,9 +28,10 @@ struct RunOptions {
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // no trace for a violation (saves the backward search)
   bool shortest = false;                // the trace with the fewest statements (breadth-first)
-  unsigned jobs = 0;                    // expansion threads; 0: one per core
-  std::string upper_bound = "auto";     // the sandwich proof's O: auto | joint | static | off
-  double upper_bound_share = 0.125;     // O's share of the exploration's successor calls
+  bool deadlock = false;  // a state where no thread can move and some has not finished violates
+  unsigned jobs = 0;      // expansion threads; 0: one per core
+  std::string upper_bound = "auto";  // the sandwich proof's O: auto | joint | static | off
+  double upper_bound_share = 0.125;  // O's share of the exploration's successor calls
   double exhaust_share = 4;  // after a failed closure test: the exact search's share (0: none)
   // CPDS models only.
   std::string init;              // default: the model's path with .init

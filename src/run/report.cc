@@ -259,6 +259,9 @@ std::string JsonReport(const Report& report) {
     if (all.closure_break)
       j["all_thread_counts"]["closure_failure"] = BreakJson(*all.closure_break);
   }
+  if (report.verdict == Verdict::kViolation && !last.property.empty()) {
+    j["property"] = last.property;
+  }
   if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
     j["trace_statements"] = last.trace_statements;
     j["trace_found_statements"] = last.trace_found_statements;
@@ -330,6 +333,7 @@ std::string TraceFile(const Report& report) {
   j["model"] = report.options->model;
   j["threads"] = last.threads;
   j.update(report.trace_header);
+  if (!last.property.empty()) j["property"] = last.property;
   j["steps"] = TraceJson(last.trace);
   return Dump(j);
 }

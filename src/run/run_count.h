@@ -37,6 +37,10 @@ concept KindDescriber = requires(const D& d, StateView state, const TraceStep& s
   { d.Sandwich() } -> std::same_as<std::optional<SandwichSetup>>;
   { d.Relation() } -> std::convertible_to<std::string>;
   d.AddFigures(out, driver);
+  d.SetUpProperty(driver);  // what violates beyond the abstraction's own (--deadlock)
+  // Which property a violating state violates: "deadlock", or the kind's own ("target",
+  // "assertion").
+  { d.PropertyOf(state) } -> std::convertible_to<std::string>;
 };
 
 namespace detail {
@@ -103,6 +107,7 @@ std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions&
     line.rounds = s.rounds;
     line.delays = s.delays;
     line.state = kind.State(StateView(s.state));
+    if (i + 1 == steps.size()) out.trace_states.push_back(s.state);
     if (s.kind == TraceStep::Kind::kStep) kind.Step(steps[i - 1], s, line);
     lines.push_back(std::move(line));
   }
@@ -149,6 +154,7 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
   PlateauDriver<Model, Abs> driver(model, abs, &limits, options.mode);
   driver.KeepTrace(!options.no_trace);
   driver.SetExhaustBudget(options.exhaust_share);
+  kind.SetUpProperty(driver);
   driver.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.command == "verify") {
     if (std::optional<SandwichSetup> sandwich = kind.Sandwich())
@@ -183,6 +189,14 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
   kind.AddFigures(out, driver);
   if (out.result.violation_record) {
     out.trace = detail::Describe(driver, kind, options, *out.result.violation_record, out);
+    const std::vector<Word>& last =
+        out.trace_states.empty() ? std::vector<Word>() : out.trace_states.back();
+    if (!last.empty()) out.property = kind.PropertyOf(StateView(last));
+    if (out.property == "deadlock") {
+      out.result.reason =
+          "a reachable state is deadlocked: no thread can move and some thread "
+          "has not finished";
+    }
   }
   if (!options.dot.empty() && options.mode != Mode::kExplicit) {
     out.dot = AbstractGraphDot(model, abs, ex, set, [&kind](std::uint32_t t, std::uint32_t a) {

@@ -387,3 +387,62 @@ TEST(DriverTest, TracesAreShortAndTheShortestIsShortest) {
 
 }  // namespace
 }  // namespace druba
+
+namespace druba {
+namespace {
+
+// Deadlock (--deadlock) against brute force: on random programs whose reachable states brute
+// force can list, verify (and explicit search) report a deadlock exactly when some reachable
+// state has no thread that can move and a thread with a non-empty stack; a reported deadlock's
+// trace ends in such a state; a safe verdict's abstract set is the brute-force one.
+TEST(DriverTest, DeadlocksAgreeWithBruteForce) {
+  std::mt19937 rng(2024);
+  int deadlocked = 0;
+  int free_of_deadlock = 0;
+  for (int i = 0; i < testing::Sweep(600); ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    auto [c, init] = testing::RandomCpds(rng, {3, 3, 3, 3, i % 2 == 0});
+    const auto reach = testing::FreeReach(c, init, 3000);
+    if (!reach) continue;
+    bool brute = false;
+    for (const PlainState& s : *reach) {
+      bool unfinished = false;
+      for (const cpds::Stack& stack : s.stacks) unfinished = unfinished || !stack.empty();
+      bool blocked = true;  // no rule matches any thread's shared state and top
+      for (std::uint32_t t = 0; t < c.threads.size() && blocked; ++t) {
+        if (s.stacks[t].empty()) continue;
+        const cpds::Symbol top = s.stacks[t].back();
+        for (const cpds::Rule& r : c.threads[t].rules) {
+          if (r.shared == s.shared && r.top == top) blocked = false;
+        }
+      }
+      brute = brute || (blocked && unfinished);
+    }
+    for (const Mode mode : {Mode::kDruba, Mode::kExplicit}) {
+      CpdsModel model(c, init);
+      TopKAbstraction abs(model, 1 + static_cast<std::uint32_t>(i % 2), std::nullopt);
+      abs.SetDeadlock(true);
+      PlateauDriver run(model, abs, nullptr, mode);
+      const RunResult result = mode == Mode::kExplicit
+                                   ? run.Explicit([](StateView) { return std::string(); })
+                                   : run.Verify();
+      if (brute) {
+        ASSERT_EQ(result.verdict, Verdict::kViolation) << result.reason;
+        const std::vector<TraceStep> trace = run.Trace(*result.violation_record);
+        std::vector<Word> a(abs.width());
+        abs.Abstract(StateView(trace.back().state), std::span<Word>(a));
+        ASSERT_TRUE(abs.Deadlocked(StateView(a)));
+      } else {
+        ASSERT_EQ(result.verdict, Verdict::kSafe) << result.reason;
+      }
+    }
+    (brute ? deadlocked : free_of_deadlock) += 1;
+  }
+  std::cout << deadlocked << " programs with a reachable deadlock, " << free_of_deadlock
+            << " without\n";
+  EXPECT_GT(deadlocked, testing::AtLeast(30));
+  EXPECT_GT(free_of_deadlock, testing::AtLeast(30));
+}
+
+}  // namespace
+}  // namespace druba
