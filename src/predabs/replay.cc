@@ -1,11 +1,41 @@
 #include "predabs/replay.h"
 
+#include <string>
 #include <vector>
 
 #include "common/diagnostics.h"
 #include "predabs/model.h"
 
 namespace druba::predabs {
+namespace {
+
+// The trace's last state must violate what the trace says it does: a deadlock (no thread can
+// move, some has not finished) when its "property" says so, else a failed thread.
+void CheckLastState(IntModel& model, StateView state, const JsonValue& doc,
+                    const std::string& trace_file) {
+  const std::uint32_t n = model.num_threads();
+  if (doc.Has("property") && doc.At("property").AsString() == "deadlock") {
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (model.CanMove(state, t)) {
+        throw InputError(doc.At("property").where, "the trace ends in " +
+                                                       model.DescribeState(state) +
+                                                       ", which is not deadlocked: thread " +
+                                                       std::to_string(t) + " can move");
+      }
+    }
+    bool unfinished = false;
+    for (std::uint32_t t = 0; t < n; ++t) unfinished = unfinished || !model.Finished(state, t);
+    if (!unfinished) {
+      throw InputError(doc.At("property").where, "the trace ends in " + model.DescribeState(state) +
+                                                     ", where every thread has finished");
+    }
+  } else if (!model.AnyThreadFailed(state)) {
+    throw InputError({trace_file, 0, 0}, "the trace ends in " + model.DescribeState(state) +
+                                             ", where no thread has failed");
+  }
+}
+
+}  // namespace
 
 ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
                           const std::string& trace_file) {
@@ -72,28 +102,7 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
   const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
   CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
   CheckCounter(doc, "delays", delays, "the trace: ");
-  if (doc.Has("property") && doc.At("property").AsString() == "deadlock") {
-    for (std::uint32_t t = 0; t < n; ++t) {
-      if (model.CanMove(StateView(state), t)) {
-        throw InputError(doc.At("property").where, "the trace ends in " +
-                                                       model.DescribeState(StateView(state)) +
-                                                       ", which is not deadlocked: thread " +
-                                                       std::to_string(t) + " can move");
-      }
-    }
-    bool unfinished = false;
-    for (std::uint32_t t = 0; t < n; ++t)
-      unfinished = unfinished || !model.Finished(StateView(state), t);
-    if (!unfinished) {
-      throw InputError(doc.At("property").where, "the trace ends in " +
-                                                     model.DescribeState(StateView(state)) +
-                                                     ", where every thread has finished");
-    }
-  } else if (!model.AnyThreadFailed(StateView(state))) {
-    throw InputError({trace_file, 0, 0}, "the trace ends in " +
-                                             model.DescribeState(StateView(state)) +
-                                             ", where no thread has failed");
-  }
+  CheckLastState(model, StateView(state), doc, trace_file);
   return {slots, delays, model.DescribeState(StateView(state))};
 }
 

@@ -70,7 +70,7 @@ inline std::size_t Statements(const std::vector<TraceStep>& trace) {
 template <class Driver>
 std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
                                      std::uint32_t record, CountRun& out) {
-  const std::vector<TraceStep> found = driver.Trace(record);
+  std::vector<TraceStep> found = driver.Trace(record);
   if (found.empty()) return found;
   out.trace_found_statements = Statements(found);
   const std::uint64_t budget =
