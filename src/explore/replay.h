@@ -21,6 +21,9 @@ struct ReplayOutcome {
   std::string reached;  // the last state, described by the model
 };
 
+// The most threads a trace may have (as a `.drb` thread count: `thread P * 1000`).
+inline constexpr std::uint32_t kMaxTraceThreads = 1000;
+
 // The trace file's header: the format version (1) and, where the model fixes it, the thread
 // count (`model_threads`, 0 when any count is allowed). Returns the trace's thread count.
 inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_threads) {
@@ -30,6 +33,11 @@ inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_
                                         " (this druba reads version 1)");
   }
   const std::uint32_t n = doc.At("threads").AsUInt();
+  if (n > kMaxTraceThreads) {  // a model that large would be built before a slot is read
+    throw InputError(doc.At("threads").where, "the trace has " + std::to_string(n) +
+                                                  " threads; a model has at most " +
+                                                  std::to_string(kMaxTraceThreads));
+  }
   if (n == 0 || (model_threads != 0 && n != model_threads)) {
     throw InputError(doc.At("threads").where, "the trace has " + std::to_string(n) +
                                                   " threads but the model has " +
