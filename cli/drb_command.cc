@@ -85,8 +85,10 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
 
 }  // namespace
 
-int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
-  const predabs::Program program = predabs::ParseProgram(ReadFile(options.model), options.model);
+int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
+  const predabs::Program program = predabs::ParseProgram(ReadFile(given.model), given.model);
+  RunOptions options = given;
+  options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == "replay") return Replay(options, program);
   const predabs::ThreadCounts threads =
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);
@@ -119,6 +121,9 @@ int RunDrb(const RunOptions& options, const std::atomic<bool>* interrupted) {
     verdict = Combine(verdict, {Verdict::kUnknown,
                                 "deadlock freedom is proved for one thread count at a time (by "
                                 "exhaustion), not for every count: give --threads N"});
+  }
+  if (verdict.verdict == Verdict::kViolation && threads.every_count_from_first) {
+    verdict.reason += ", at " + std::to_string(report.last().threads) + " threads";
   }
   report.verdict = verdict.verdict;
   report.reason = verdict.reason;

@@ -144,6 +144,8 @@ struct Program {
   // True when every thread runs one template and no statement names `self` or a fixed thread
   // index: then thread permutations map reachable states to reachable states.
   bool symmetric = false;
+  // `check deadlock;`: a state where no thread can move and some has not finished violates too.
+  bool check_deadlock = false;
 
   std::uint32_t NumThreads() const {
     std::uint32_t n = 0;

@@ -56,8 +56,10 @@ class Parser {
         ParseThread();
       } else if (Peek("abstraction")) {
         ParseAbstraction();
+      } else if (Peek("check")) {
+        ParseCheck();
       } else {
-        Fail(Cur(), "expected 'shared', 'local', 'thread' or 'abstraction'");
+        Fail(Cur(), "expected 'shared', 'local', 'thread', 'abstraction' or 'check'");
       }
     }
     if (program_.templates.empty()) {  // named at the end of the file, where one was expected
@@ -95,6 +97,13 @@ class Parser {
 
   // ---- declarations ----
   void ParseDeclaration();
+  // `check deadlock;`: the property the model is checked for besides its assertions.
+  void ParseCheck() {
+    Expect("check");
+    if (!Accept("deadlock")) Fail(Cur(), "expected 'deadlock' after 'check'" + Found());
+    program_.check_deadlock = true;
+    Expect(";");
+  }
 
   struct VarRef {
     bool local;
