@@ -385,6 +385,65 @@ TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
   EXPECT_LT(paper_safe, safe);  // exhaustion proves programs the paper's algorithm cannot
 }
 
+// Deadlock (--deadlock) against brute force on random programs with blocking `assume`s: brute
+// force lists the reachable states and finds those where no thread can move and some has not
+// finished; druba's verify (deadlocks checked on every explored state, safe only by exhaustion)
+// must report a violation exactly when an assertion fails or such a state is reachable, and
+// every deadlock it reports must be one.
+TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
+  Generator gen(77);
+  std::size_t deadlocks = 0;
+  std::size_t free = 0;
+  for (int round = 0; round < testing::Sweep(200); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text = gen.Program(n, 3 + round % 2, round % 3 == 0, 1, true);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel brute_model(program, n);
+    bool deadlock = false;
+    bool fails = false;
+    for (const auto& state : Reachable(brute_model)) {
+      bool moves = false;
+      bool unfinished = false;
+      for (std::uint32_t t = 0; t < n; ++t) {
+        moves = moves || brute_model.CanMove(StateView(state), t);
+        unfinished = unfinished || !brute_model.Finished(StateView(state), t);
+      }
+      deadlock = deadlock || (!moves && unfinished);
+      fails = fails || brute_model.AnyThreadFailed(StateView(state));
+    }
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+    run.CheckConcrete(
+        [&model, n](StateView state) {
+          bool unfinished = false;
+          for (std::uint32_t t = 0; t < n; ++t) {
+            if (model.CanMove(state, t)) return false;
+            unfinished = unfinished || !model.Finished(state, t);
+          }
+          return unfinished;
+        },
+        "deadlock freedom");
+    const RunResult result = run.Verify();
+    if (deadlock || fails) {
+      EXPECT_EQ(result.verdict, Verdict::kViolation) << result.reason << "\n" << text;
+    } else {
+      EXPECT_EQ(result.verdict, Verdict::kSafe) << result.reason << "\n" << text;
+      EXPECT_EQ(result.proof, Proof::kExhausted);
+    }
+    if (result.verdict == Verdict::kViolation && !fails) {
+      const std::vector<TraceStep> trace = run.Trace(*result.violation_record);
+      const StateView last(trace.back().state);
+      for (std::uint32_t t = 0; t < n; ++t) EXPECT_FALSE(model.CanMove(last, t)) << text;
+    }
+    (deadlock ? deadlocks : free) += 1;
+  }
+  std::fprintf(stderr, "Deadlocks: %zu programs with a reachable deadlock, %zu without\n",
+               deadlocks, free);
+  EXPECT_GT(deadlocks, testing::AtLeastU(20));
+  EXPECT_GT(free, testing::AtLeastU(20));
+}
+
 // The sandwich proof's upper bound O for .drb programs (the all-SAT post of every statement,
 // relative to O itself) contains the abstraction of every reachable state (brute force).
 TEST(PredabsTest, UpperBoundContainsTheAbstractionOfTheReachableStates) {
