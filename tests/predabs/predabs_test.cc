@@ -3,10 +3,12 @@
 // against the abstraction of a brute-force reachable set (for one thread count and for every
 // count), and the paper's Ex. 12.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -442,6 +444,76 @@ TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
                deadlocks, free);
   EXPECT_GT(deadlocks, testing::AtLeastU(20));
   EXPECT_GT(free, testing::AtLeastU(20));
+}
+
+// The fewest statements of a run to a state where a thread failed, by breadth-first search.
+std::optional<std::size_t> ShortestFailure(IntModel& model) {
+  StateStore seen(model.state_width());
+  std::vector<std::uint32_t> layer;
+  model.ForEachInitial([&](StateView s) { layer.push_back(seen.FindOrInsert(s).id); });
+  for (std::size_t depth = 0; !layer.empty(); ++depth) {
+    std::vector<std::uint32_t> next;
+    for (const std::uint32_t id : layer) {
+      const std::vector<Word> state(seen.Get(id).begin(), seen.Get(id).end());
+      if (model.AnyThreadFailed(StateView(state))) return depth;
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView s) {
+          const auto found = seen.FindOrInsert(s);
+          if (found.is_new) next.push_back(found.id);
+        });
+      }
+    }
+    layer = std::move(next);
+  }
+  return std::nullopt;
+}
+
+std::size_t StepsIn(const std::vector<TraceStep>& trace) {
+  return static_cast<std::size_t>(std::count_if(
+      trace.begin(), trace.end(), [](const auto& s) { return s.kind == TraceStep::Kind::kStep; }));
+}
+
+// Short traces on random failing programs: the breadth-first trace has exactly the fewest
+// statements brute force finds, the trace verify reports (breadth-first within a budget of the
+// run's own successor calls, else the one found shortened) never more than twice that, and the
+// shortened one alone at most 1.25 times it on average (geometric mean).
+TEST(PredabsTest, TracesAreShort) {
+  Generator gen(99);
+  int compared = 0;
+  double log_sum = 0;
+  double worst = 1;
+  for (int round = 0; round < testing::Sweep(200); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text = gen.Program(n, 3 + round % 2, true, 1, true);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel brute(program, n);
+    const auto shortest = ShortestFailure(brute);
+    if (!shortest || *shortest == 0) continue;
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+    const RunResult result = run.Verify();
+    ASSERT_EQ(result.verdict, Verdict::kViolation) << result.reason << "\n" << text;
+    ++compared;
+    const std::vector<TraceStep> found = run.Trace(*result.violation_record);
+    const std::vector<TraceStep> shorter = run.Shorten(found);
+    EXPECT_EQ(StepsIn(run.ShortestTrace()), *shortest) << text;
+    std::vector<TraceStep> reported =
+        run.ShortestTrace(std::max<std::uint64_t>(result.image_calls, std::uint64_t{1} << 16));
+    if (reported.empty()) reported = shorter;
+    EXPECT_LE(StepsIn(reported), 2 * *shortest) << text;
+    EXPECT_TRUE(model.AnyThreadFailed(StateView(reported.back().state)));
+    const double ratio = static_cast<double>(StepsIn(shorter)) / static_cast<double>(*shortest);
+    log_sum += std::log(ratio);
+    worst = std::max(worst, ratio);
+  }
+  const double geomean = std::exp(log_sum / std::max(1, compared));
+  std::fprintf(stderr,
+               "TracesAreShort: %d failing programs; shortened/shortest geometric mean %.3f, "
+               "worst %.2f; reported = breadth-first shortest\n",
+               compared, geomean, worst);
+  EXPECT_GT(compared, testing::AtLeast(20));
+  EXPECT_LE(geomean, 1.25);
 }
 
 // The sandwich proof's upper bound O for .drb programs (the all-SAT post of every statement,
