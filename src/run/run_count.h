@@ -65,17 +65,20 @@ inline std::size_t Statements(const std::vector<TraceStep>& trace) {
 
 // The trace to report: one with the fewest statements of any violating run (breadth-first under
 // free scheduling, ShortestTrace) when that search finishes within as many successor calls as
-// the run made (at least 2^16; unbounded but for the limits with --shortest); else the trace
-// found, shortened by dropping statements while it still fails (explore/shorten.h).
+// the run made (at least 2^16, at most 2^22; unbounded but for the limits with --shortest); else
+// the trace found, shortened by dropping statements while it still fails (explore/shorten.h).
 template <class Driver>
 std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
                                      std::uint32_t record, CountRun& out) {
   std::vector<TraceStep> found = driver.Trace(record);
   if (found.empty()) return found;
   out.trace_found_statements = Statements(found);
+  // By default as many successor calls as the run made, at least 2^16 and at most 2^22 (the
+  // breadth-first search keeps every state it meets: a few hundred MB at most).
   const std::uint64_t budget =
       options.shortest ? std::numeric_limits<std::uint64_t>::max()
-                       : std::max<std::uint64_t>(out.result.image_calls, std::uint64_t{1} << 16);
+                       : std::clamp<std::uint64_t>(out.result.image_calls, std::uint64_t{1} << 16,
+                                                   std::uint64_t{1} << 22);
   // Of two traces with as few statements, the one found (its delays within the bounds searched).
   std::vector<TraceStep> trace = driver.ShortestTrace(budget);
   std::string how = "the fewest of any violating run";
