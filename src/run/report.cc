@@ -216,6 +216,22 @@ std::string AbstractText(const Report& report) {
   return out;
 }
 
+// For an `unknown`: what the user can do next.
+std::string NextSteps(const Report& report) {
+  if (report.verdict != Verdict::kUnknown) return "";
+  const CountRun& last = report.last();
+  if (last.closure_break || report.all) {
+    return "next: a finer abstraction (a .drb predicate that tells the two states of the closure "
+           "break apart, or a larger --top for CPDS), a larger --exhaust-share or time limit for "
+           "the exact search that went on, or `druba test` to hunt for a violation within "
+           "bounds\n";
+  }
+  if (report.reason.find("limit") != std::string::npos) {
+    return "next: a larger --time-limit or --memory-limit, or `druba test` with smaller bounds\n";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string JsonReport(const Report& report) {
@@ -320,6 +336,7 @@ std::string TextReport(const Report& report) {
     out += "\n";
   }
   out += Statistics(report);
+  out += NextSteps(report);
   if (report.verdict == Verdict::kBounded) {
     out += "note: no violation within the bounds is not a proof; `druba verify` proves safety\n";
   }
