@@ -140,5 +140,21 @@ TEST_F(FilesTest, ADirectoryIsAnError) {
   }
 }
 
+// An input longer than the cap (an endless device given as an init or trace file would be one)
+// is an error naming the file, read no further than the cap: a sparse file of 300 MiB stands in
+// for the device, so no device is named.
+TEST_F(FilesTest, AnInputPastTheCapIsAnErrorNotATrap) {
+  const fs::path big = dir_ / "endless.init";
+  { std::ofstream create(big); }
+  fs::resize_file(big, std::uintmax_t{300} << 20);
+  try {
+    ReadFile(big.string());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("endless.init"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("larger than 256 MiB"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace druba
