@@ -8,7 +8,8 @@
 
 namespace druba::cli {
 
-// Returns the process exit code; throws InputError on bad input.
-int RunDrb(const run::RunOptions& options, const std::atomic<bool>* interrupted);
+// Returns the process exit code; throws InputError on bad input. `given`: the options as the
+// command line gave them (a `check deadlock;` line in the program adds to them).
+int RunDrb(const run::RunOptions& given, const std::atomic<bool>* interrupted);
 
 }  // namespace druba::cli
