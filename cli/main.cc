@@ -98,8 +98,10 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   app->add_flag("--shortest", o.shortest,
                 "report a violation with the fewest statements of any violating run (a "
                 "breadth-first search under free scheduling after the violation is found: up to "
-                "a whole explicit search, within the limits); by default the trace found is "
-                "shortened by dropping statements while it still fails");
+                "a whole explicit search, within the limits). By default that search gets as "
+                "many successor calls as the run made (at most about four million), and when it "
+                "does not finish the trace found is shortened by dropping statements while it "
+                "still fails");
   app->add_flag("--no-trace", o.no_trace,
                 "report a violation without its trace (traces cost no memory: a violation's is "
                 "found backwards over the stored states, which takes time)");
