@@ -392,7 +392,14 @@ class PlateauDriver {
                                : "before the bounds' limit of " + std::to_string(kMaxBound));
         break;
       }
-      if (!Step(dim, result)) break;  // a violation or a limit: Finish says which
+      const bool going = Step(dim, result);
+      // The sandwich proof may answer on the way (its watcher stops the search when the reached
+      // states cover O), as in the paper's schedule.
+      if ((going && AdvanceSandwich(result)) || SandwichHolds(result)) {
+        result.closure_failure.reset();
+        break;
+      }
+      if (!going) break;  // a violation or a limit: Finish says which
     }
     exhausting_ = false;
   }

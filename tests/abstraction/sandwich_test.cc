@@ -191,6 +191,8 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
     run.UseSandwich(std::move(setup));
     const RunResult with = run.Verify();
     ++proofs[with.proof];
+    // The sandwich proof's watcher stops the search when it answers: never an `unknown`.
+    ASSERT_NE(with.reason, "listener");
 
     ASSERT_EQ(with.verdict == Verdict::kViolation, without.verdict == Verdict::kViolation);
     if (with.verdict == Verdict::kSafe && with.proof == Proof::kSandwich) {
@@ -204,6 +206,10 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
     }
     const auto free = testing::FreeReach(c, init, 3000);
     if (!free) continue;
+    // A finite state space is always decided: by a proof, by exhaustion (where the closure test
+    // fails), or by a violation; the sandwich proof may answer while the exact search goes on.
+    ASSERT_NE(with.verdict, Verdict::kUnknown) << with.reason;
+    ASSERT_NE(without.verdict, Verdict::kUnknown) << without.reason;
     std::set<std::string> alpha;
     bool target_reachable = false;
     for (const PlainState& s : *free) {
@@ -219,7 +225,8 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
   }
   std::cout << "sandwich " << proofs[Proof::kSandwich] << ", plateau " << proofs[Proof::kPlateau]
             << ", upper bound " << proofs[Proof::kUpperBound] << ", no proof "
-            << proofs[Proof::kNone] << "; exact sets compared " << compared_exact << "\n";
+            << proofs[Proof::kNone] << ", exhausted " << proofs[Proof::kExhausted]
+            << "; exact sets compared " << compared_exact << "\n";
   EXPECT_GT(proofs[Proof::kSandwich], testing::AtLeast(100));
   EXPECT_GT(proofs[Proof::kUpperBound], testing::AtLeast(10));
   EXPECT_GT(compared_exact, testing::AtLeast(100));
