@@ -374,6 +374,10 @@ class PlateauDriver {
     const std::uint64_t start = explorer_->stats().image_calls;
     const auto budget = static_cast<std::uint64_t>(
         exhaust_share_ * static_cast<double>(std::max(start, exhaust_floor_)));
+    // Memory, too, grows by at most about the share: a run that fit before the test is not made
+    // to run out of it by the search that goes on.
+    const double memory_budget = (exhaust_share_ + 1) * static_cast<double>(MemoryBytes()) +
+                                 static_cast<double>(std::size_t{256} << 20);
     exhausting_ = true;
     const std::string failed = result.reason;
     while (!ExhaustedNow(result)) {
@@ -381,14 +385,15 @@ class PlateauDriver {
           explorer_->round_moves_parked() ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
       const Bounds at = explorer_->bounds();
       const std::uint32_t bound = dim == RaiseEvent::Dim::kRounds ? at.rounds : at.delays;
-      const bool spent = explorer_->stats().image_calls - start >= budget;
+      const bool spent = explorer_->stats().image_calls - start >= budget ||
+                         static_cast<double>(MemoryBytes()) > memory_budget;
       if (spent || bound >= kMaxBound) {
         result.reason = failed + "; the exact search went on to (r,d) = (" +
                         std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
                         std::to_string(explorer_->num_states()) +
                         " states and did not exhaust the state space " +
                         (spent ? "within its budget of " + std::to_string(budget) +
-                                     " successor calls (--exhaust-share)"
+                                     " successor calls and its share of memory (--exhaust-share)"
                                : "before the bounds' limit of " + std::to_string(kMaxBound));
         break;
       }
