@@ -52,15 +52,6 @@ class CpdsModel {
   bool HasRule(std::uint32_t thread, Shared g, Symbol top) const {
     return index_[thread].find(Key(g, top)) != index_[thread].end();
   }
-  // Whether `thread` can move in `state` (a rule applies), and whether it has finished (its stack
-  // is empty). A state where no thread can move and some has not finished is deadlocked.
-  bool CanMove(StateView state, std::uint32_t thread) const {
-    const StackId stack = state[1 + thread];
-    return stack != StackTable::kEmpty && HasRule(thread, state[0], stacks_.Top(stack));
-  }
-  bool Finished(StateView state, std::uint32_t thread) const {
-    return state[1 + thread] == StackTable::kEmpty;
-  }
 
   const Cpds& cpds() const { return cpds_; }
   const InitialState& init() const { return init_; }

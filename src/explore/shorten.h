@@ -26,6 +26,22 @@ struct RunStep {
   std::vector<Word> state;
 };
 
+// Takes `step` from `state` into `next`: the successor by the step's action, the one equal to the
+// state the step led to in its run when there are several. False when the action is not enabled.
+template <ExplorableModel Model>
+bool TakeStep(Model& model, const std::vector<Word>& state, const RunStep& step,
+              std::vector<Word>& next) {
+  bool found = false;
+  bool recorded = false;
+  model.ForEachSuccessor(StateView(state), step.thread, [&](std::uint32_t action, StateView s) {
+    if (action != step.action || recorded) return;
+    recorded = std::equal(s.begin(), s.end(), step.state.begin(), step.state.end());
+    if (!found || recorded) next.assign(s.begin(), s.end());
+    found = true;
+  });
+  return found;
+}
+
 // Re-executes `steps` from `initial`; returns how many steps lead to the first violating state
 // (0 when `initial` violates), or nothing when a step is not enabled or no state violates.
 // Counts the successor calls in `*calls`.
@@ -37,18 +53,8 @@ std::optional<std::size_t> ReplaySteps(Model& model, const std::vector<Word>& in
   if (violates(StateView(state))) return 0;
   std::vector<Word> next;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const RunStep& step = steps[i];
-    bool found = false;
-    bool recorded = false;
     ++*calls;
-    model.ForEachSuccessor(StateView(state), step.thread, [&](std::uint32_t action, StateView s) {
-      if (action != step.action || recorded) return;
-      const bool same = std::equal(s.begin(), s.end(), step.state.begin(), step.state.end());
-      if (!found || same) next.assign(s.begin(), s.end());
-      found = true;
-      recorded = same;
-    });
-    if (!found) return std::nullopt;
+    if (!TakeStep(model, state, steps[i], next)) return std::nullopt;
     state.swap(next);
     if (violates(StateView(state))) return i + 1;
   }
@@ -92,13 +98,7 @@ std::vector<TraceStep> AsRoundRobin(Model& model, const std::vector<Word>& initi
     }
     advance(TraceStep::Kind::kStep, step.action);
     std::vector<Word> next;
-    bool recorded = false;
-    model.ForEachSuccessor(
-        StateView(slot.state), step.thread, [&](std::uint32_t action, StateView s) {
-          if (action != step.action || recorded) return;
-          recorded = std::equal(s.begin(), s.end(), step.state.begin(), step.state.end());
-          if (next.empty() || recorded) next.assign(s.begin(), s.end());
-        });
+    TakeStep(model, slot.state, step, next);
     slot.state = std::move(next);
     trace.push_back(slot);
   }
@@ -141,11 +141,7 @@ std::vector<TraceStep> ShortenTrace(Model& model, const std::vector<TraceStep>& 
     }
   }
   std::vector<TraceStep> shorter = AsRoundRobin(model, initial, steps);
-  const auto statements = [](const std::vector<TraceStep>& t) {
-    return std::count_if(t.begin(), t.end(),
-                         [](const TraceStep& s) { return s.kind == TraceStep::Kind::kStep; });
-  };
-  return statements(shorter) < statements(trace) ? shorter : trace;
+  return StatementsIn(shorter) < StatementsIn(trace) ? shorter : trace;
 }
 
 }  // namespace druba

@@ -37,6 +37,13 @@ inline const char* TraceKindName(TraceStep::Kind kind) {
   return "?";
 }
 
+// How many of a trace's slots are steps (statements or rules taken).
+inline std::size_t StatementsIn(const std::vector<TraceStep>& trace) {
+  return static_cast<std::size_t>(std::count_if(trace.begin(), trace.end(), [](const TraceStep& s) {
+    return s.kind == TraceStep::Kind::kStep;
+  }));
+}
+
 template <ExplorableModel Model, ExploreListener Listener>
 std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explorer, Model& model,
                                         std::uint32_t record) {

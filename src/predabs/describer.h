@@ -61,16 +61,8 @@ struct DrbDescriber {
   template <class Driver>
   void SetUpProperty(Driver& driver) const {
     if (!options.deadlock) return;
-    driver.CheckConcrete(
-        [this](StateView state) {
-          bool unfinished = false;
-          for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
-            if (model.CanMove(state, t)) return false;
-            unfinished = unfinished || !model.Finished(state, t);
-          }
-          return unfinished;
-        },
-        "deadlock freedom");
+    driver.CheckConcrete([this](StateView state) { return model.Deadlocked(state); },
+                         "deadlock freedom");
   }
   template <class Driver>
   void AddFigures(run::CountRun& out, Driver& driver) const {

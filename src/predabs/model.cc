@@ -205,6 +205,15 @@ bool IntModel::Finished(StateView state, std::uint32_t thread) const {
   return pc >= program_.statements.size() || program_.statements[pc].label.starts_with("end");
 }
 
+bool IntModel::Deadlocked(StateView state) {
+  bool unfinished = false;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (CanMove(state, t)) return false;
+    unfinished = unfinished || !Finished(state, t);
+  }
+  return unfinished;
+}
+
 void IntModel::Successors(StateView state, std::uint32_t thread, SuccessorBuffer& out) {
   out.actions.clear();
   out.words.clear();

@@ -94,6 +94,8 @@ class IntModel {
   // Whether `thread` has finished: it reached `end` (or failed), or it is at a statement whose
   // label starts with "end", a place where it may rest forever (as in Promela).
   bool Finished(StateView state, std::uint32_t thread) const;
+  // No thread can move and some thread has not finished (--deadlock, `check deadlock;`).
+  bool Deadlocked(StateView state);
   // Whether some variable holds a value of magnitude above `bound`.
   bool HasValueBeyond(StateView state, std::int64_t bound) const;
   // Why `thread`'s statement `action` led from `before` to the error location.

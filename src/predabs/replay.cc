@@ -13,21 +13,17 @@ namespace {
 // move, some has not finished) when its "property" says so, else a failed thread.
 void CheckLastState(IntModel& model, StateView state, const JsonValue& doc,
                     const std::string& trace_file) {
-  const std::uint32_t n = model.num_threads();
   if (doc.Has("property") && doc.At("property").AsString() == "deadlock") {
-    for (std::uint32_t t = 0; t < n; ++t) {
-      if (model.CanMove(state, t)) {
-        throw InputError(doc.At("property").where, "the trace ends in " +
-                                                       model.DescribeState(state) +
-                                                       ", which is not deadlocked: thread " +
-                                                       std::to_string(t) + " can move");
+    if (!model.Deadlocked(state)) {
+      std::string why = ", where every thread has finished";
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        if (model.CanMove(state, t)) {
+          why = ", which is not deadlocked: thread " + std::to_string(t) + " can move";
+          break;
+        }
       }
-    }
-    bool unfinished = false;
-    for (std::uint32_t t = 0; t < n; ++t) unfinished = unfinished || !model.Finished(state, t);
-    if (!unfinished) {
-      throw InputError(doc.At("property").where, "the trace ends in " + model.DescribeState(state) +
-                                                     ", where every thread has finished");
+      throw InputError(doc.At("property").where,
+                       "the trace ends in " + model.DescribeState(state) + why);
     }
   } else if (!model.AnyThreadFailed(state)) {
     throw InputError({trace_file, 0, 0}, "the trace ends in " + model.DescribeState(state) +

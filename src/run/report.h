@@ -68,10 +68,9 @@ struct CountRun {
   std::size_t num_actions = 0;              // all actions, when the kind classifies them
   std::optional<SolverFigures> solver;      // when an SMT solver decided the abstraction
   std::vector<TraceLine> trace;
-  std::size_t trace_found_statements = 0;       // in the run the search found, before shortening
-  std::size_t trace_statements = 0;             // in the trace reported
-  std::string trace_note;                       // how the trace was shortened
-  std::vector<std::vector<Word>> trace_states;  // the trace's last state (for its property)
+  std::size_t trace_found_statements = 0;  // in the run the search found, before shortening
+  std::size_t trace_statements = 0;        // in the trace reported
+  std::string trace_note;                  // how the trace was shortened
   std::string property;  // which property the violation violates ("deadlock", "assertion", ...)
   std::string dot;       // --dot (empty: too many abstract states, or no bounded search)
   std::string relation;  // how O resolved what the abstraction hides ("joint", "all-SAT", ...)

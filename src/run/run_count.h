@@ -57,12 +57,6 @@ RunResult Dispatch(Driver& driver, const D& kind, const RunOptions& options) {
   return driver.Verify();
 }
 
-inline std::size_t Statements(const std::vector<TraceStep>& trace) {
-  return static_cast<std::size_t>(std::count_if(trace.begin(), trace.end(), [](const TraceStep& s) {
-    return s.kind == TraceStep::Kind::kStep;
-  }));
-}
-
 // The trace to report: one with the fewest statements of any violating run (breadth-first under
 // free scheduling, ShortestTrace) when that search finishes within as many successor calls as
 // the run made (at least 2^16, at most 2^22; unbounded but for the limits with --shortest); else
@@ -72,7 +66,7 @@ std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
                                      std::uint32_t record, CountRun& out) {
   std::vector<TraceStep> found = driver.Trace(record);
   if (found.empty()) return found;
-  out.trace_found_statements = Statements(found);
+  out.trace_found_statements = StatementsIn(found);
   // By default as many successor calls as the run made, at least 2^16 and at most 2^22 (the
   // breadth-first search keeps every state it meets: a few hundred MB at most).
   const std::uint64_t budget =
@@ -86,10 +80,10 @@ std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
     trace = driver.Shorten(found);
     how = options.shortest ? "shortened; the search for the shortest run was stopped by a limit"
                            : "shortened (--shortest finds the fewest of any run)";
-  } else if (Statements(trace) >= out.trace_found_statements) {
+  } else if (StatementsIn(trace) >= out.trace_found_statements) {
     trace = found;
   }
-  out.trace_statements = Statements(trace);
+  out.trace_statements = StatementsIn(trace);
   if (out.trace_statements != out.trace_found_statements || options.shortest) {
     out.trace_note = fmt::format("{} statements, {} (the run found had {})", out.trace_statements,
                                  how, out.trace_found_statements);
@@ -101,6 +95,7 @@ template <class Driver, class D>
 std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions& options,
                                 std::uint32_t record, CountRun& out) {
   const std::vector<TraceStep> steps = ReportedTrace(driver, options, record, out);
+  if (!steps.empty()) out.property = kind.PropertyOf(StateView(steps.back().state));
   std::vector<TraceLine> lines;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const TraceStep& s = steps[i];
@@ -110,7 +105,6 @@ std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions&
     line.rounds = s.rounds;
     line.delays = s.delays;
     line.state = kind.State(StateView(s.state));
-    if (i + 1 == steps.size()) out.trace_states.push_back(s.state);
     if (s.kind == TraceStep::Kind::kStep) kind.Step(steps[i - 1], s, line);
     lines.push_back(std::move(line));
   }
@@ -192,9 +186,6 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
   kind.AddFigures(out, driver);
   if (out.result.violation_record) {
     out.trace = detail::Describe(driver, kind, options, *out.result.violation_record, out);
-    const std::vector<Word>& last =
-        out.trace_states.empty() ? std::vector<Word>() : out.trace_states.back();
-    if (!last.empty()) out.property = kind.PropertyOf(StateView(last));
     if (out.property == "deadlock") {
       out.result.reason =
           "a reachable state is deadlocked: no thread can move and some thread "

@@ -304,11 +304,6 @@ std::optional<std::size_t> BruteShortest(const cpds::Cpds& c, const cpds::Initia
   return std::nullopt;
 }
 
-std::size_t StatementsIn(const std::vector<TraceStep>& trace) {
-  return static_cast<std::size_t>(std::count_if(
-      trace.begin(), trace.end(), [](const auto& s) { return s.kind == TraceStep::Kind::kStep; }));
-}
-
 // A trace is a Round-Robin schedule of legal steps and delays ending in the target.
 void ExpectValidTrace(const cpds::Cpds& c, const CpdsModel& model,
                       const std::vector<TraceStep>& trace, cpds::Shared g) {

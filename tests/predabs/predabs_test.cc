@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -119,25 +118,37 @@ class Generator {
   int k_ = 1;
 };
 
-// Every state reachable under free scheduling (all interleavings).
-States Reachable(IntModel& model) {
+// Breadth-first search under free scheduling (all interleavings): `visit(state, depth)` for every
+// reachable state, layer by layer; it stops when `visit` returns true. Returns that depth.
+template <class Visit>
+std::optional<std::size_t> BreadthFirst(IntModel& model, Visit&& visit) {
   StateStore seen(model.state_width());
-  std::deque<std::uint32_t> queue;
-  model.ForEachInitial([&](StateView s) { queue.push_back(seen.FindOrInsert(s).id); });
-  while (!queue.empty()) {
-    const std::vector<Word> state(seen.Get(queue.front()).begin(), seen.Get(queue.front()).end());
-    queue.pop_front();
-    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
-      model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView s) {
-        const auto found = seen.FindOrInsert(s);
-        if (found.is_new) queue.push_back(found.id);
-      });
+  std::vector<std::uint32_t> layer;
+  model.ForEachInitial([&](StateView s) { layer.push_back(seen.FindOrInsert(s).id); });
+  for (std::size_t depth = 0; !layer.empty(); ++depth) {
+    std::vector<std::uint32_t> next;
+    for (const std::uint32_t id : layer) {
+      const std::vector<Word> state(seen.Get(id).begin(), seen.Get(id).end());
+      if (visit(state, depth)) return depth;
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView s) {
+          const auto found = seen.FindOrInsert(s);
+          if (found.is_new) next.push_back(found.id);
+        });
+      }
     }
+    layer = std::move(next);
   }
+  return std::nullopt;
+}
+
+// Every state reachable under free scheduling.
+States Reachable(IntModel& model) {
   States out;
-  for (std::uint32_t id = 0; id < seen.size(); ++id) {
-    out.emplace_back(seen.Get(id).begin(), seen.Get(id).end());
-  }
+  BreadthFirst(model, [&](const std::vector<Word>& state, std::size_t /*depth*/) {
+    out.push_back(state);
+    return false;
+  });
   return out;
 }
 
@@ -416,16 +427,8 @@ TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
     IntModel model(program, n);
     const PredicateAbstraction abs(model, program.abstractions[0], 5000);
     PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
-    run.CheckConcrete(
-        [&model, n](StateView state) {
-          bool unfinished = false;
-          for (std::uint32_t t = 0; t < n; ++t) {
-            if (model.CanMove(state, t)) return false;
-            unfinished = unfinished || !model.Finished(state, t);
-          }
-          return unfinished;
-        },
-        "deadlock freedom");
+    run.CheckConcrete([&model](StateView state) { return model.Deadlocked(state); },
+                      "deadlock freedom");
     const RunResult result = run.Verify();
     if (deadlock || fails) {
       EXPECT_EQ(result.verdict, Verdict::kViolation) << result.reason << "\n" << text;
@@ -448,29 +451,9 @@ TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
 
 // The fewest statements of a run to a state where a thread failed, by breadth-first search.
 std::optional<std::size_t> ShortestFailure(IntModel& model) {
-  StateStore seen(model.state_width());
-  std::vector<std::uint32_t> layer;
-  model.ForEachInitial([&](StateView s) { layer.push_back(seen.FindOrInsert(s).id); });
-  for (std::size_t depth = 0; !layer.empty(); ++depth) {
-    std::vector<std::uint32_t> next;
-    for (const std::uint32_t id : layer) {
-      const std::vector<Word> state(seen.Get(id).begin(), seen.Get(id).end());
-      if (model.AnyThreadFailed(StateView(state))) return depth;
-      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
-        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView s) {
-          const auto found = seen.FindOrInsert(s);
-          if (found.is_new) next.push_back(found.id);
-        });
-      }
-    }
-    layer = std::move(next);
-  }
-  return std::nullopt;
-}
-
-std::size_t StepsIn(const std::vector<TraceStep>& trace) {
-  return static_cast<std::size_t>(std::count_if(
-      trace.begin(), trace.end(), [](const auto& s) { return s.kind == TraceStep::Kind::kStep; }));
+  return BreadthFirst(model, [&model](const std::vector<Word>& state, std::size_t /*depth*/) {
+    return model.AnyThreadFailed(StateView(state));
+  });
 }
 
 // Short traces on random failing programs: the breadth-first trace has exactly the fewest
@@ -497,13 +480,14 @@ TEST(PredabsTest, TracesAreShort) {
     ++compared;
     const std::vector<TraceStep> found = run.Trace(*result.violation_record);
     const std::vector<TraceStep> shorter = run.Shorten(found);
-    EXPECT_EQ(StepsIn(run.ShortestTrace()), *shortest) << text;
+    EXPECT_EQ(StatementsIn(run.ShortestTrace()), *shortest) << text;
     std::vector<TraceStep> reported =
         run.ShortestTrace(std::max<std::uint64_t>(result.image_calls, std::uint64_t{1} << 16));
     if (reported.empty()) reported = shorter;
-    EXPECT_LE(StepsIn(reported), 2 * *shortest) << text;
+    EXPECT_LE(StatementsIn(reported), 2 * *shortest) << text;
     EXPECT_TRUE(model.AnyThreadFailed(StateView(reported.back().state)));
-    const double ratio = static_cast<double>(StepsIn(shorter)) / static_cast<double>(*shortest);
+    const double ratio =
+        static_cast<double>(StatementsIn(shorter)) / static_cast<double>(*shortest);
     log_sum += std::log(ratio);
     worst = std::max(worst, ratio);
   }
