@@ -16,6 +16,7 @@
 #include "predabs/model.h"
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/refine.h"
 #include "predabs/replay.h"
 #include "predabs/thread_counts.h"
 #include "run/run_count.h"
@@ -83,10 +84,63 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
   return exit_code::kViolation;
 }
 
+// One verification round: every thread count the run covers, with one abstraction.
+struct Round {
+  std::vector<run::CountRun> runs;
+  predabs::ThreadCountsResult counts;
+};
+
+Round RunRound(const RunOptions& options, const predabs::Program& program,
+               const predabs::AbstractionSpec& spec, const predabs::ThreadCounts& threads,
+               LimitWatch& limits) {
+  Round round;
+  round.counts = predabs::RunThreadCounts(
+      program, spec, threads, options.solver_timeout_ms, &limits, SolverLogFromEnvironment(),
+      [&](std::uint32_t n) {
+        round.runs.push_back(
+            RunOne(options, program, spec, n, limits, !threads.every_count_from_first));
+        const run::CountRun& one = round.runs.back();
+        return predabs::CountOutcome{one.result.verdict, one.result.reason, one.abstract_set.get()};
+      });
+  return round;
+}
+
+// After an `unknown` round: refine at its closure break (false: nothing more to try).
+bool RefineAfter(const Round& round, const predabs::ThreadCounts& threads,
+                 predabs::Refiner& refiner, LimitWatch& limits) {
+  if (round.counts.verdict != Verdict::kUnknown || limits.Check()) return false;
+  const run::CountRun& last = round.runs.back();
+  if (!last.abstract_set) return false;
+  const bool across = round.counts.all && round.counts.all->failure;
+  const std::optional<ClosureFailure>& failure =
+      across ? round.counts.all->failure : last.result.closure_failure;
+  if (!failure || !failure->undecided.empty()) return false;
+  return refiner.Refine({*failure, *last.abstract_set,
+                         across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
+                         threads.first, last.concrete_sample.get(), last.threads},
+                        &limits);
+}
+
+run::Refinement DescribeRefinement(const predabs::Refiner& refiner) {
+  const predabs::RefineFigures& f = refiner.figures();
+  run::Refinement out;
+  out.rounds = f.rounds;
+  out.candidates = f.candidates;
+  out.tested = f.tested;
+  out.backtracks = f.backtracks;
+  out.solver = {f.stats.queries, f.stats.seconds};
+  out.steps = f.round_notes;
+  out.added = f.added;
+  out.stopped = f.stopped;
+  out.block = refiner.Block();
+  return out;
+}
+
 }  // namespace
 
 int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
-  const predabs::Program program = predabs::ParseProgram(ReadFile(given.model), given.model);
+  const std::string source = ReadFile(given.model);
+  const predabs::Program program = predabs::ParseProgram(source, given.model);
   RunOptions options = given;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == "replay") return Replay(options, program);
@@ -94,22 +148,40 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);
   const predabs::ChosenAbstraction chosen =
       predabs::ChooseAbstraction(program, options.abstraction, threads);
-  const predabs::AbstractionSpec& spec = chosen.spec();
   if (threads.every_count_from_first && options.command == "test") {
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const Stopwatch clock;
+  // Refinement (verify, mode druba): each round is a whole run with a finer abstraction.
+  std::optional<predabs::Refiner> refiner;
+  if (options.refine && options.command == "verify" && options.mode == Mode::kDruba) {
+    refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
+                    options.solver_timeout_ms);
+  }
+  Round round = RunRound(options, program, chosen.spec(), threads, limits);
+  // The exact search after a failed closure test does not depend on the abstraction: once it has
+  // failed to exhaust the state space, later rounds skip it.
+  RunOptions later = options;
+  while (refiner && (RefineAfter(round, threads, *refiner, limits) || refiner->Backtrack())) {
+    for (const run::CountRun& run : round.runs) {
+      if (run.result.verdict == Verdict::kUnknown && run.result.closure_failure) {
+        later.exhaust_share = 0;
+      }
+    }
+    refiner->CountRound();
+    round = RunRound(later, refiner->program(), refiner->spec(), threads, limits);
+  }
+  const predabs::Program& final_program = refiner ? refiner->program() : program;
+  const predabs::AbstractionSpec& spec = refiner ? refiner->spec() : chosen.spec();
+  const predabs::ThreadCountsResult& counts = round.counts;
   run::Report report;
   report.options = &options;
-  const predabs::ThreadCountsResult counts = predabs::RunThreadCounts(
-      program, spec, threads, options.solver_timeout_ms, &limits, SolverLogFromEnvironment(),
-      [&](std::uint32_t n) {
-        report.runs.push_back(
-            RunOne(options, program, spec, n, limits, !threads.every_count_from_first));
-        const run::CountRun& one = report.runs.back();
-        return predabs::CountOutcome{one.result.verdict, one.result.reason, one.abstract_set.get()};
-      });
+  report.runs = std::move(round.runs);
+  if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
+                  counts.verdict == Verdict::kUnknown)) {
+    report.refinement = DescribeRefinement(*refiner);
+  }
   report.subject = "threads " + threads.Text() + ", abstraction " + spec.name;
   report.header = {{"threads", threads.Text()}, {"abstraction", spec.name}};
   report.per_count = true;
@@ -127,7 +199,7 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   }
   report.verdict = verdict.verdict;
   report.reason = verdict.reason;
-  if (counts.all) report.all = DescribeAllCounts(program, spec, threads.first, *counts.all);
+  if (counts.all) report.all = DescribeAllCounts(final_program, spec, threads.first, *counts.all);
   report.time_s = clock.Seconds();
   report.svg_title = "druba " + options.command + " " + options.model + ", " +
                      std::to_string(report.last().threads) + " threads, abstraction " + spec.name;

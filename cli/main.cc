@@ -144,6 +144,12 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   drb->add_option("--solver-timeout", o.solver_timeout_ms,
                   "milliseconds per solver query; a timeout makes the verdict 'unknown' "
                   "(default 20000)");
+  drb->add_option_function<std::string>(
+         "--refine", [&o](const std::string& v) { o.refine = v == "on"; },
+         "verify: when the closure test fails, add a predicate taken from the program that removes "
+         "the break and verify again (on, the default); off: the abstraction as given, the paper's "
+         "algorithm alone. A proof prints the abstraction that proved it as a block to paste")
+      ->check(CLI::IsMember({"on", "off"}));
   drb->add_option("--max-threads", o.max_threads,
                   "with --threads N..: the largest thread count to try (default 8)");
 }

@@ -3,6 +3,7 @@
 // closure.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -80,6 +81,19 @@ struct DrbDescriber {
     const StateStore& set = driver.abstract_states();
     for (std::uint32_t id = 0; id < set.size(); ++id) copy->FindOrInsert(set.Get(id));
     out.abstract_set = std::move(copy);
+    // Refinement weighs its candidates on the concrete states; a state with an interned big
+    // integer is only readable by this model, so then none is kept.
+    if (options.refine && options.command == "verify" &&
+        out.result.verdict != Verdict::kViolation && model.values().num_big() == 0) {
+      const auto& explorer = driver.explorer();
+      auto sample = std::make_shared<std::vector<Word>>();
+      const std::size_t n = std::min(explorer.num_states(), run::kConcreteSample);
+      for (std::uint32_t id = 0; id < n; ++id) {
+        const std::vector<Word> state = explorer.state(id);
+        sample->insert(sample->end(), state.begin(), state.end());
+      }
+      out.concrete_sample = std::move(sample);
+    }
   }
 };
 

@@ -236,9 +236,11 @@ std::string Program::PcName(std::uint32_t pc) const {
   return "end";
 }
 
-std::string ExprToString(const Program& program, const Expr& e) {
+std::string ExprToString(const Program& program, const Expr& e, const std::string& self_as) {
+  const auto sub = [&](const Expr& arg) { return ExprToString(program, arg, self_as); };
   const auto index = [&]() {
-    return e.args.empty() ? std::string() : "[" + ExprToString(program, *e.args[0]) + "]";
+    if (e.args.empty()) return self_as.empty() ? std::string() : "[" + self_as + "]";
+    return "[" + sub(*e.args[0]) + "]";
   };
   const auto binder = [&]() {
     return "i" + std::to_string(e.var) + (e.exclude_self ? " != self" : "");
@@ -257,20 +259,19 @@ std::string ExprToString(const Program& program, const Expr& e) {
     case Expr::Kind::kLabel:
       return program.PcName(static_cast<std::uint32_t>(e.value));
     case Expr::Kind::kSelf:
-      return "self";
+      return self_as.empty() ? std::string("self") : self_as;
     case Expr::Kind::kBound:
       return "i" + std::to_string(e.var);
     case Expr::Kind::kUnary:
-      return OpText(e.op) + ExprToString(program, *e.args[0]);
+      return OpText(e.op) + sub(*e.args[0]);
     case Expr::Kind::kBinary:
-      return "(" + ExprToString(program, *e.args[0]) + " " + OpText(e.op) + " " +
-             ExprToString(program, *e.args[1]) + ")";
+      return "(" + sub(*e.args[0]) + " " + OpText(e.op) + " " + sub(*e.args[1]) + ")";
     case Expr::Kind::kForall:
-      return "forall " + binder() + ": " + ExprToString(program, *e.args[0]);
+      return "forall " + binder() + ": " + sub(*e.args[0]);
     case Expr::Kind::kExists:
-      return "exists " + binder() + ": " + ExprToString(program, *e.args[0]);
+      return "exists " + binder() + ": " + sub(*e.args[0]);
     case Expr::Kind::kCount:
-      return "count(" + binder() + ": " + ExprToString(program, *e.args[0]) + ")";
+      return "count(" + binder() + ": " + sub(*e.args[0]) + ")";
   }
   return "?";
 }

@@ -11,7 +11,9 @@ namespace druba::predabs {
 
 Program ParseProgram(std::string_view text, const std::string& file);
 
-// Renders an expression back as source text (for predicate names and messages).
-std::string ExprToString(const Program& program, const Expr& expr);
+// Renders an expression back as source text (for predicate names and messages). With `self_as`
+// (a bound variable's name), the executing thread's locals, location and index are rendered as
+// another thread's: `l` as `l[self_as]`, `self` as `self_as` (refinement lifts atoms so).
+std::string ExprToString(const Program& program, const Expr& expr, const std::string& self_as = "");
 
 }  // namespace druba::predabs

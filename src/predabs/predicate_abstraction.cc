@@ -14,16 +14,18 @@ namespace druba::predabs {
 // The solver side of the abstraction, for one thread count (fixed) or all counts >= min.
 class Checker {
  public:
+  // `shared` (null: a solver of its own) lends a solver, so that many short-lived checkers
+  // share one solver context.
   Checker(const Program& program, const AbstractionSpec& spec, std::optional<std::uint32_t> fixed,
           std::uint32_t min_threads, unsigned timeout_ms, SolverStats* stats, LimitWatch* limits,
-          const SolverLog* log)
+          const SolverLog* log, Solver* shared = nullptr)
       : program_(program),
         spec_(spec),
         fixed_(fixed),
         min_(min_threads),
-        solver_(MakeZ3Solver(timeout_ms)),
-        s_(*solver_),
-        enc_(program, *solver_),
+        solver_(shared != nullptr ? nullptr : MakeZ3Solver(timeout_ms)),
+        s_(shared != nullptr ? *shared : *solver_),
+        enc_(program, s_),
         stats_(stats),
         symmetric_(program.symmetric && spec.symmetric),
         timeout_ms_(timeout_ms),
@@ -91,6 +93,23 @@ class Checker {
         " for the abstract successors of " + DescribeAbstract(program_, spec_, abstract) +
         " under " + DescribeClass(c);
     return false;
+  }
+
+  // Whether some well-formed state (whose every view lies in `reached`) has the abstraction
+  // `abstract`.
+  SatResult Admits(StateView abstract, const StateStore& reached) {
+    phase_ = "admits " + DescribeAbstract(program_, spec_, abstract);
+    std::vector<Term> k;
+    const ThreadCount count = Count(k);
+    const SymState pre = enc_.FreshState("s", count);
+    k.push_back(enc_.WellFormed(pre, count));
+    k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
+    AssumeViews(pre, count, reached, k);
+    s_.Push();
+    for (const Term t : k) s_.Assert(t);
+    const SatResult r = Timed([&] { return s_.Check(); });
+    s_.Pop();
+    return r;
   }
 
   bool InitialStates(std::vector<std::vector<Word>>* out, std::string* why) {
@@ -218,23 +237,31 @@ class Checker {
     k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
     const Term actor = Actor(c, count, k);
     if (symmetric_ && reached != nullptr) {
-      const Term no = s_.BoolValue(false);
-      if (fixed_) {
-        for (std::uint32_t t = 1; t < *fixed_; ++t) {
-          k.push_back(Member(Alpha(pre, count, s_.Num(t), no), *reached));
-        }
-      } else if (all_views) {
-        const Term t = enc_.FreshThread(count, "v");
-        k.push_back(s_.Quantify(
-            true, t,
-            s_.Implies(enc_.InRange(t, count), Member(Alpha(pre, count, t, no), *reached))));
+      if (fixed_ || all_views) {
+        AssumeViews(pre, count, *reached, k);
       } else if (c.other) {
-        k.push_back(Member(Alpha(pre, count, actor, no), *reached));
+        k.push_back(Member(Alpha(pre, count, actor, s_.BoolValue(false)), *reached));
       }
     }
     k.push_back(enc_.Step(c.stmt, actor, pre, post, count));
     const Term err = s_.Eq(s_.Select(post.pc, actor), s_.Num(program_.error_pc));
     return AllSat(k, Alpha(post, count, count.zero, err), out);
+  }
+
+  // The view invariant: every thread's view of `st` lies in `reached` (symmetric programs).
+  void AssumeViews(const SymState& st, const ThreadCount& count, const StateStore& reached,
+                   std::vector<Term>& k) {
+    if (!symmetric_) return;
+    const Term no = s_.BoolValue(false);
+    if (fixed_) {
+      for (std::uint32_t t = 1; t < *fixed_; ++t) {
+        k.push_back(Member(Alpha(st, count, s_.Num(t), no), reached));
+      }
+      return;
+    }
+    const Term t = enc_.FreshThread(count, "v");
+    k.push_back(s_.Quantify(
+        true, t, s_.Implies(enc_.InRange(t, count), Member(Alpha(st, count, t, no), reached))));
   }
 
   // Enumerates the valuations of `alpha` under `constraints`. Each component gets a fresh
@@ -402,6 +429,23 @@ std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint
       thread == kOtherThread ? "another thread" : "thread " + std::to_string(thread);
   return who + " executing " + s.label + ": " + s.text + " (line " + std::to_string(s.where.line) +
          ")";
+}
+
+bool AbstractSuccessorsOf(const Program& program, const AbstractionSpec& spec,
+                          std::optional<std::uint32_t> count, std::uint32_t min_threads,
+                          const ActionClass& action, StateView abstract, const StateStore& reached,
+                          unsigned timeout_ms, LimitWatch* limits, SolverStats* stats,
+                          std::vector<std::vector<Word>>* out, std::string* why, Solver* solver) {
+  Checker checker(program, spec, count, min_threads, timeout_ms, stats, limits, nullptr, solver);
+  return checker.Enumerate(action, abstract, &reached, out, why);
+}
+
+SatResult AbstractStateAdmitted(const Program& program, const AbstractionSpec& spec,
+                                std::optional<std::uint32_t> count, std::uint32_t min_threads,
+                                StateView abstract, const StateStore& reached, unsigned timeout_ms,
+                                LimitWatch* limits, SolverStats* stats, Solver* solver) {
+  Checker checker(program, spec, count, min_threads, timeout_ms, stats, limits, nullptr, solver);
+  return checker.Admits(abstract, reached);
 }
 
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,

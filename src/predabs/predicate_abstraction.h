@@ -168,6 +168,25 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
                                      unsigned timeout_ms, LimitWatch* limits = nullptr,
                                      const SolverLog* log = nullptr);
 
+// The abstract successors of `abstract` under one action, computed as the closure test computes
+// them (for a symmetric program, assuming every thread's view lies in `reached`), for `count`
+// threads or, with `count` empty, for every count >= `min_threads`. Refinement tests its
+// candidate predicates with it. False (and *why) when a query was undecided. `solver` (null: a
+// new one) lends a solver context: making one costs more than a small query.
+bool AbstractSuccessorsOf(const Program& program, const AbstractionSpec& spec,
+                          std::optional<std::uint32_t> count, std::uint32_t min_threads,
+                          const ActionClass& action, StateView abstract, const StateStore& reached,
+                          unsigned timeout_ms, LimitWatch* limits, SolverStats* stats,
+                          std::vector<std::vector<Word>>* out, std::string* why,
+                          Solver* solver = nullptr);
+
+// Whether some well-formed state has the abstraction `abstract` (for a symmetric program, with
+// every thread's view in `reached`), asked as AbstractSuccessorsOf asks.
+SatResult AbstractStateAdmitted(const Program& program, const AbstractionSpec& spec,
+                                std::optional<std::uint32_t> count, std::uint32_t min_threads,
+                                StateView abstract, const StateStore& reached, unsigned timeout_ms,
+                                LimitWatch* limits, SolverStats* stats, Solver* solver = nullptr);
+
 // Describes an abstract state of `spec` (shared by the report and --dump-abstract).
 std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec,
                              StateView abstract);

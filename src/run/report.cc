@@ -216,10 +216,32 @@ std::string AbstractText(const Report& report) {
   return out;
 }
 
+std::string RefinementText(const Report& report) {
+  if (!report.refinement) return "";
+  const Refinement& r = *report.refinement;
+  std::string out = fmt::format(
+      "refinement: {} round{}, {} predicate{} added, {} dropped again ({} candidates, {} tests, {} "
+      "solver queries ({:.2f} s))\n",
+      r.rounds, r.rounds == 1 ? "" : "s", r.added.size(), r.added.size() == 1 ? "" : "s",
+      r.backtracks, r.candidates, r.tested, r.solver.queries, r.solver.seconds);
+  for (const std::string& step : r.steps) out += "  " + step + "\n";
+  if (!r.stopped.empty()) out += "  stopped: " + r.stopped + "\n";
+  if (report.verdict == Verdict::kSafe && !r.added.empty()) {
+    out += "the abstraction that proved it (paste it into the model):\n" + r.block;
+  }
+  return out;
+}
+
 // For an `unknown`: what the user can do next.
 std::string NextSteps(const Report& report) {
   if (report.verdict != Verdict::kUnknown) return "";
   const CountRun& last = report.last();
+  if (report.refinement && !report.refinement->stopped.empty()) {
+    return "next: refinement stopped (" + report.refinement->stopped +
+           "); add a predicate that tells the two states of the last closure break apart to the "
+           "block above (--abstraction), a larger --exhaust-share or time limit for the exact "
+           "search, or `druba test` to hunt for a violation within bounds\n";
+  }
   if (last.closure_break || report.all) {
     return "next: a finer abstraction (a .drb predicate that tells the two states of the closure "
            "break apart, or a larger --top for CPDS), a larger --exhaust-share or time limit for "
@@ -275,6 +297,19 @@ std::string JsonReport(const Report& report) {
     if (all.closure_break)
       j["all_thread_counts"]["closure_failure"] = BreakJson(*all.closure_break);
   }
+  if (report.refinement) {
+    const Refinement& r = *report.refinement;
+    j["refinement"] = {{"rounds", r.rounds},
+                       {"candidates", r.candidates},
+                       {"tests", r.tested},
+                       {"backtracks", r.backtracks},
+                       {"solver_queries", r.solver.queries},
+                       {"solver_time_s", r.solver.seconds},
+                       {"added", r.added},
+                       {"steps", r.steps},
+                       {"stopped", r.stopped},
+                       {"abstraction", r.block}};
+  }
   if (report.verdict == Verdict::kViolation && !last.property.empty()) {
     j["property"] = last.property;
   }
@@ -315,6 +350,7 @@ std::string TextReport(const Report& report) {
   }
   if (report.all) out += AllCountsText(*report.all);
   out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
+  out += RefinementText(report);
   if (report.verdict == Verdict::kSafe) {
     out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");
   }

@@ -49,6 +49,8 @@ struct SolverFigures {
 };
 
 // One thread count's run.
+inline constexpr std::size_t kConcreteSample = 1 << 16;
+
 struct CountRun {
   std::uint32_t threads = 0;
   RunResult result;
@@ -62,6 +64,8 @@ struct CountRun {
   std::size_t num_abstract = 0;
   std::vector<std::string> abstract_states;  // described and sorted, when the report needs them
   std::shared_ptr<const StateStore> abstract_set;  // a copy, when the kind keeps one
+  // Refinement: the first stored concrete states (at most kConcreteSample), one after another.
+  std::shared_ptr<const std::vector<Word>> concrete_sample;
   std::optional<ClosureBreak> closure_break;
   std::vector<std::string> closure_breaks;  // every break the kind listed (at most 20)
   std::vector<std::string> disrespecting;   // the actions that disrespect the abstraction
@@ -88,6 +92,19 @@ struct AllCounts {
   std::vector<std::string> disrespecting;
 };
 
+// Abstraction refinement (.drb verify): the rounds run and what each added.
+struct Refinement {
+  std::uint32_t rounds = 1;  // verification rounds, the first included
+  std::size_t candidates = 0;
+  std::uint64_t tested = 0;        // candidate tests
+  std::uint32_t backtracks = 0;    // predicates dropped again at a dead end
+  SolverFigures solver;            // the candidate tests' solver work
+  std::vector<std::string> steps;  // per refinement: the break and the predicate added
+  std::vector<std::string> added;
+  std::string stopped;  // why it stopped short of a proof (empty: it did not)
+  std::string block;    // the last round's abstraction, as a block to paste into the model
+};
+
 struct Report {
   const RunOptions* options = nullptr;
   std::string subject;     // the kind's words after the model's name, e.g. "3 threads, top-1 ..."
@@ -99,6 +116,7 @@ struct Report {
   std::string reason;
   std::vector<CountRun> runs;  // one per thread count run; the last answers
   std::optional<AllCounts> all;
+  std::optional<Refinement> refinement;
   std::size_t warnings = 0;
   double time_s = 0;
   std::string svg_title;
