@@ -121,6 +121,25 @@ bool RefineAfter(const Round& round, const predabs::ThreadCounts& threads,
                         &limits);
 }
 
+// Refines from `round` (run with the refiner's first abstraction) until a round decides or the
+// refiner has nothing left to try; returns the last round.
+Round Refine(const RunOptions& options, const predabs::ThreadCounts& threads,
+             predabs::Refiner& refiner, Round round, LimitWatch& limits) {
+  // The exact search after a failed closure test does not depend on the abstraction: once it has
+  // failed to exhaust the state space, later rounds skip it.
+  RunOptions later = options;
+  while (RefineAfter(round, threads, refiner, limits) || refiner.Backtrack()) {
+    for (const run::CountRun& run : round.runs) {
+      if (run.result.verdict == Verdict::kUnknown && run.result.closure_failure) {
+        later.exhaust_share = 0;
+      }
+    }
+    refiner.CountRound();
+    round = RunRound(later, refiner.program(), refiner.spec(), threads, limits);
+  }
+  return round;
+}
+
 run::Refinement DescribeRefinement(const predabs::Refiner& refiner) {
   const predabs::RefineFigures& f = refiner.figures();
   run::Refinement out;
@@ -153,27 +172,40 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   }
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const Stopwatch clock;
-  // Refinement (verify, mode druba): each round is a whole run with a finer abstraction.
+  Round first = RunRound(options, program, chosen.spec(), threads, limits);
+  Round round = first;
+  // Refinement (verify, mode druba): each round is a whole run with a finer abstraction. A
+  // symmetric program without an abstraction block is refined first from thread 0's location
+  // alone (as for every count: the closure test then knows that every thread's view is reached),
+  // then, if that fails, from every thread's location.
   std::optional<predabs::Refiner> refiner;
-  if (options.refine && options.command == "verify" && options.mode == Mode::kDruba) {
-    refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
-                    options.solver_timeout_ms);
-  }
-  Round round = RunRound(options, program, chosen.spec(), threads, limits);
-  // The exact search after a failed closure test does not depend on the abstraction: once it has
-  // failed to exhaust the state space, later rounds skip it.
-  RunOptions later = options;
-  while (refiner && (RefineAfter(round, threads, *refiner, limits) || refiner->Backtrack())) {
-    for (const run::CountRun& run : round.runs) {
-      if (run.result.verdict == Verdict::kUnknown && run.result.closure_failure) {
-        later.exhaust_share = 0;
-      }
+  if (options.refine && options.command == "verify" && options.mode == Mode::kDruba &&
+      first.counts.verdict == Verdict::kUnknown) {
+    predabs::ThreadCounts symmetric = threads;
+    symmetric.every_count_from_first = true;
+    const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
+    const bool own_first =
+        chosen.block == nullptr && program.symmetric && !threads.every_count_from_first;
+    if (own_first) {
+      refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
+                      predabs::kMaxRounds / 4);
+      round = Refine(options, threads, *refiner,
+                     RunRound(options, program, own.spec(), threads, limits), limits);
     }
-    refiner->CountRound();
-    round = RunRound(later, refiner->program(), refiner->spec(), threads, limits);
+    if (round.counts.verdict == Verdict::kUnknown && !limits.Check()) {
+      const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
+      refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
+                      options.solver_timeout_ms);
+      for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
+      round = Refine(options, threads, *refiner, first, limits);
+    }
   }
-  const predabs::Program& final_program = refiner ? refiner->program() : program;
-  const predabs::AbstractionSpec& spec = refiner ? refiner->spec() : chosen.spec();
+  // An `unknown` is reported as the first round found it (with the exact search that went on),
+  // and the refinement section says how far refinement got.
+  const bool refined = refiner && round.counts.verdict != Verdict::kUnknown;
+  if (!refined) round = std::move(first);
+  const predabs::Program& final_program = refined ? refiner->program() : program;
+  const predabs::AbstractionSpec& spec = refined ? refiner->spec() : chosen.spec();
   const predabs::ThreadCountsResult& counts = round.counts;
   run::Report report;
   report.options = &options;

@@ -6,7 +6,8 @@
 # `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound, exhausted; JSON
 # "proof"). `exhaust=X` passes --exhaust-share X to verify (0: the paper's algorithm alone, no
 # exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
-# thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify.
+# thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify;
+# `refine=off` passes --refine off (the abstraction as given, no refinement).
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
@@ -60,6 +61,7 @@ foreach(line IN LISTS lines)
   field("${line}" "exhaust" exhaust)
   field("${line}" "deadlock" deadlock)
   field("${line}" "mode" mode)
+  field("${line}" "refine" refine)
   set(model_args)
   if(deadlock)
     list(APPEND model_args --deadlock)
@@ -92,6 +94,9 @@ foreach(line IN LISTS lines)
     endif()
     if(mode)
       list(APPEND command --mode ${mode})
+    endif()
+    if(NOT refine STREQUAL "")  # not if(refine): "off" is false to CMake
+      list(APPEND command --refine ${refine})
     endif()
   endif()
   execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} --json ${spec_args}

@@ -214,8 +214,7 @@ void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
     if (st.label[0] == '@') continue;
     for (const Instr& op : st.body) {
       if (op.kind != Instr::Kind::kAssert) continue;
-      const Atom condition = ExprAtom(program, *op.exprs[0]);
-      if (!condition.liftable) continue;
+      if (!ExprAtom(program, *op.exprs[0]).liftable) continue;
       out.push_back("forall " + j + " != self: pc[" + j + "] != " + st.label + " || " +
                     ExprToString(program, *op.exprs[0], j));
     }
@@ -275,10 +274,11 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
 }
 
 Refiner::Refiner(std::string source, const Program& program, const AbstractionSpec& start,
-                 bool every_count, unsigned timeout_ms)
+                 bool every_count, unsigned timeout_ms, std::uint32_t max_rounds)
     : source_(std::move(source)),
       every_count_(every_count),
       timeout_ms_(std::min(timeout_ms, kTestTimeoutMs)),
+      max_rounds_(max_rounds),
       program_(&program),
       spec_(&start) {
   name_ = "refined";
@@ -473,6 +473,14 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
   const std::size_t depth = moves_.size();
   if (banned_.size() <= depth) banned_.resize(depth + 1);
   const Weights weights = Weigh(at);
+  if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
+    std::fprintf(
+        stderr, "druba: refine: break at (%s) to (%s), %zu sampled states, %zu at the first\n",
+        DescribeAbstract(*program_, *spec_, StateView(at.failure.from)).c_str(),
+        DescribeAbstract(*program_, *spec_, StateView(at.failure.to)).c_str(),
+        weights.states.size(),
+        static_cast<std::size_t>(std::count(weights.at_from.begin(), weights.at_from.end(), true)));
+  }
   std::vector<std::vector<Word>> values(pool_.size());
   for (std::size_t c = 0; c < pool_.size(); ++c) {
     if (const auto candidate = WithPredicates({"predicate " + pool_[c] + ";"})) {
@@ -545,9 +553,9 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
 
 bool Refiner::Backtrack() {
   if (!stuck_ || moves_.empty()) return false;
-  if (figures_.rounds >= kMaxRounds) {
+  if (figures_.rounds >= max_rounds_) {
     figures_.stopped +=
-        "; the search ended at its bound of " + std::to_string(kMaxRounds) + " verification rounds";
+        "; the search ended at its bound of " + std::to_string(max_rounds_) + " verification rounds";
     return false;
   }
   const Move last = moves_.back();

@@ -78,8 +78,9 @@ class Refiner {
  public:
   // `source` is the text `program` was parsed from; `start` is the abstraction of the first round
   // (a block of `program` or the default one).
+  // The search ends after `max_rounds` verification rounds (counted by CountRound).
   Refiner(std::string source, const Program& program, const AbstractionSpec& start,
-          bool every_count, unsigned timeout_ms);
+          bool every_count, unsigned timeout_ms, std::uint32_t max_rounds = kMaxRounds);
   ~Refiner();
   Refiner(const Refiner&) = delete;
   Refiner& operator=(const Refiner&) = delete;
@@ -148,6 +149,7 @@ class Refiner {
   std::string name_;
   bool every_count_;
   unsigned timeout_ms_;
+  std::uint32_t max_rounds_;
   std::vector<std::string> pcs_;    // "track ...;" lines
   std::vector<std::string> lines_;  // "predicate ...;" lines
   std::vector<std::string> pool_;   // the candidates, in order
