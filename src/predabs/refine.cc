@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
 
 #include "common/diagnostics.h"
 #include "predabs/parser.h"
@@ -132,6 +133,7 @@ std::vector<Atom> DataAtoms(const Program& program) {
   std::vector<Atom> atoms;
   std::vector<const Expr*> conditions;
   for (const Statement& st : program.statements) BodyAtoms(st.body, conditions);
+  atoms.reserve(conditions.size());
   for (const Expr* e : conditions) atoms.push_back(ExprAtom(program, *e));
   struct Var {
     std::string name;
@@ -190,7 +192,7 @@ void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
   }
   places.emplace_back("end");
   for (const std::string& label : places) {
-    out.push_back("forall " + j + " != self: pc[" + j + "] != " + label);
+    out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1}", j, label));
   }
   const auto guard = [&](const std::vector<std::uint32_t>& locals) {
     std::set<std::string> labels;
@@ -198,16 +200,16 @@ void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
       for (const std::string& label : DeadAt(program, l)) labels.insert(label);
     }
     std::string text;
-    for (const std::string& label : labels) text += "pc[" + j + "] == " + label + " || ";
+    for (const std::string& label : labels) text += fmt::format("pc[{}] == {} || ", j, label);
     return text;
   };
   for (const Atom& atom : atoms) {
     if (!atom.liftable || atom.locals.empty()) continue;
     const std::string lifted = atom.text(j);
     const std::string g = guard(atom.locals);
-    out.push_back("forall " + j + ": " + lifted);
-    if (!g.empty()) out.push_back("forall " + j + " != self: " + g + lifted);
-    out.push_back("forall " + j + " != self: " + g + "!(" + lifted + ")");
+    out.push_back(fmt::format("forall {}: {}", j, lifted));
+    if (!g.empty()) out.push_back(fmt::format("forall {} != self: {}{}", j, g, lifted));
+    out.push_back(fmt::format("forall {} != self: {}!({})", j, g, lifted));
   }
   // Every other thread's assertion holds where it is made.
   for (const Statement& st : program.statements) {
@@ -215,14 +217,14 @@ void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
     for (const Instr& op : st.body) {
       if (op.kind != Instr::Kind::kAssert) continue;
       if (!ExprAtom(program, *op.exprs[0]).liftable) continue;
-      out.push_back("forall " + j + " != self: pc[" + j + "] != " + st.label + " || " +
-                    ExprToString(program, *op.exprs[0], j));
+      out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1} || {2}", j, st.label,
+                                ExprToString(program, *op.exprs[0], j)));
     }
   }
   for (std::uint32_t l = 0; l < program.locals.size(); ++l) {
     if (program.locals[l].type == Type::kBool) continue;
     const std::string& y = program.locals[l].name;
-    out.push_back("forall " + j + " != self: " + guard({l}) + y + " != " + y + "[" + j + "]");
+    out.push_back(fmt::format("forall {0} != self: {1}{2} != {2}[{0}]", j, guard({l}), y));
   }
 }
 
@@ -235,8 +237,8 @@ bool IsIdentifier(const std::string& s) {
 
 std::string PredicateLine(const Program& program, const Predicate& p) {
   const std::string expr = ExprToString(program, *p.expr);
-  if (IsIdentifier(p.name) && p.name != expr) return "predicate " + p.name + ": " + expr + ";";
-  return "predicate " + p.name + ";";
+  if (IsIdentifier(p.name) && p.name != expr) return fmt::format("predicate {}: {};", p.name, expr);
+  return fmt::format("predicate {};", p.name);
 }
 
 std::string TrackLine(const TrackedPc& pc) {
@@ -244,8 +246,8 @@ std::string TrackLine(const TrackedPc& pc) {
 }
 
 std::string BlockText(const std::string& name, const std::vector<std::string>& lines) {
-  std::string out = "abstraction " + name + " {\n";
-  for (const std::string& line : lines) out += "  " + line + "\n";
+  std::string out = fmt::format("abstraction {} {{\n", name);
+  for (const std::string& line : lines) out += fmt::format("  {}\n", line);
   return out + "}\n";
 }
 
@@ -254,6 +256,7 @@ std::string BlockText(const std::string& name, const std::vector<std::string>& l
 std::vector<std::string> CandidatePredicates(const Program& program, bool every_count) {
   const std::vector<Atom> atoms = DataAtoms(program);
   std::vector<std::string> out;
+  out.reserve(atoms.size());
   for (const Atom& atom : atoms) out.push_back(atom.text(""));
   if (program.templates.size() == 1) OtherThreadForms(program, atoms, out);
   (void)every_count;  // the refiner drops what does not parse as symmetric
@@ -504,7 +507,8 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
                       const std::vector<std::vector<Word>>& values, LimitWatch* limits) {
   const auto removes = [&](const std::vector<std::size_t>& picks) -> std::unique_ptr<Program> {
     std::vector<std::string> lines;
-    for (const std::size_t c : picks) lines.push_back("predicate " + pool_[c] + ";");
+    lines.reserve(picks.size());
+    for (const std::size_t c : picks) lines.push_back(fmt::format("predicate {};", pool_[c]));
     std::unique_ptr<Program> candidate = WithPredicates(lines);
     if (!candidate) return nullptr;
     // The value combinations the candidates take in the sampled states at a.
@@ -512,6 +516,7 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
     for (std::size_t i = 0; i < weights.states.size(); ++i) {
       if (!weights.at_from[i]) continue;
       std::vector<Word> combo;
+      combo.reserve(picks.size());
       for (const std::size_t c : picks) combo.push_back(values[c][i]);
       if (std::find(combos.begin(), combos.end(), combo) == combos.end()) combos.push_back(combo);
     }
@@ -554,8 +559,8 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
 bool Refiner::Backtrack() {
   if (!stuck_ || moves_.empty()) return false;
   if (figures_.rounds >= max_rounds_) {
-    figures_.stopped +=
-        "; the search ended at its bound of " + std::to_string(max_rounds_) + " verification rounds";
+    figures_.stopped += "; the search ended at its bound of " + std::to_string(max_rounds_) +
+                        " verification rounds";
     return false;
   }
   const Move last = moves_.back();
@@ -563,7 +568,8 @@ bool Refiner::Backtrack() {
   figures_.round_notes.pop_back();
   std::string names;
   for (std::size_t i = 0; i < last.picks.size(); ++i) {
-    names = figures_.added.back() + (names.empty() ? "" : " and " + names);
+    names = names.empty() ? figures_.added.back()
+                          : fmt::format("{} and {}", figures_.added.back(), names);
     figures_.added.pop_back();
     lines_.pop_back();
   }
