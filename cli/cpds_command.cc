@@ -5,7 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "check/cpds_check.h"
 #include "cli/deliver.h"
+#include "common/digest.h"
 #include "common/files.h"
 #include "common/json_reader.h"
 #include "cpds/describer.h"
@@ -28,24 +30,31 @@ struct Loaded {
   cpds::InitialState init;
   std::optional<cpds::TargetPattern> target;
   std::string target_text;
+  std::string digest;  // of the model, initial state and target texts (certificates)
   Warnings warnings;
 };
 
 Loaded Load(const RunOptions& options) {
   Loaded out;
-  out.cpds = cpds::ParsePds(ReadFile(options.model), options.model, &out.warnings);
+  const std::string pds_text = ReadFile(options.model);
+  out.cpds = cpds::ParsePds(pds_text, options.model, &out.warnings);
   const std::string init_path =
       options.init.empty()
           ? std::filesystem::path(options.model).replace_extension(".init").string()
           : options.init;
-  out.init = cpds::ParseInit(ReadFile(init_path), init_path, out.cpds);
+  const std::string init_text = ReadFile(init_path);
+  out.init = cpds::ParseInit(init_text, init_path, out.cpds);
+  std::string target_source;
   if (!options.spec.empty()) {
-    out.target = cpds::ParseTarget(ReadFile(options.spec), options.spec, out.cpds);
+    target_source = ReadFile(options.spec);
+    out.target = cpds::ParseTarget(target_source, options.spec, out.cpds);
     out.target_text = options.spec;
   } else if (!options.target.empty()) {
+    target_source = options.target;
     out.target = cpds::ParseTarget(options.target, "--target", out.cpds);
     out.target_text = options.target;
   }
+  out.digest = ContentDigest({pds_text, init_text, target_source});
   if (out.target) {
     const std::string problem = TopKAbstraction::CheckTarget(*out.target, options.top);
     if (!problem.empty()) {
@@ -86,17 +95,35 @@ int Replay(const RunOptions& given) {
   return exit_code::kViolation;
 }
 
+// `druba check`: the certificate against the model, by the independent checker (src/check).
+int Check(const RunOptions& options) {
+  const Loaded loaded = Load(options);
+  const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
+  const check::CheckResult r =
+      check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init, loaded.target);
+  std::string passed;
+  for (const std::string& p : r.passed) passed += (passed.empty() ? "" : ", ") + p;
+  if (r.valid) {
+    std::cout << "certificate valid: " << passed << "\n";
+    return exit_code::kSafe;
+  }
+  std::cout << "certificate invalid: " << r.failed << ": " << r.example << "\n";
+  if (!passed.empty()) std::cout << "checked before it: " << passed << "\n";
+  return exit_code::kInvalidCertificate;
+}
+
 }  // namespace
 
 int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   if (options.command == "replay") return Replay(options);
+  if (options.command == "check") return Check(options);
   const Loaded loaded = Load(options);
   for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";
   CpdsModel model(loaded.cpds, loaded.init);
   TopKAbstraction abs(model, options.top, loaded.target);
   abs.SetDeadlock(options.deadlock);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  const cpds::CpdsDescriber kind{options, model, abs, loaded.target.has_value()};
+  const cpds::CpdsDescriber kind{options, model, abs, loaded.target.has_value(), loaded.digest};
   const Stopwatch clock;
   run::Report report;
   report.options = &options;

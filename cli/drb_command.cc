@@ -163,6 +163,11 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   RunOptions options = given;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == "replay") return Replay(options, program);
+  if (options.command == "check" || !options.certificate.empty()) {
+    throw InputError({"--certificate", 0, 0},
+                     "certificates are written and checked for CPDS models only; the .drb checker "
+                     "(its own small SMT encoding) is not built yet");
+  }
   const predabs::ThreadCounts threads =
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);
   const predabs::ChosenAbstraction chosen =

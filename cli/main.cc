@@ -203,6 +203,10 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
                    "paper's algorithm alone). Every run ends; a state space that is not finite "
                    "ends at the budget with 'unknown'")
       ->check(CLI::NonNegativeNumber);
+  verify->add_option("--certificate", options.certificate,
+                     "write the certificate of a safe verdict (CPDS models, plateau and sandwich "
+                     "proofs): the final abstract set and the may-lie-below relation, which `druba "
+                     "check` tests without this engine (docs/certificates.md)");
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
   cpds->add_option("--upper-bound-share", options.upper_bound_share,
@@ -238,6 +242,22 @@ CLI::App* AddReplay(CLI::App& app, druba::run::RunOptions& options) {
   replay->add_option("--trace", options.replay_trace, "the trace file")->required();
   AddCpdsInputOptions(KindGroup(replay, kCpds), options);
   return replay;
+}
+
+CLI::App* AddCheck(CLI::App& app, druba::run::RunOptions& options) {
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "check a certificate (verify --certificate) against the model, independently of "
+      "the engine that proved it: exit 0 valid, 10 invalid (naming the condition), 2 bad "
+      "input");
+  check
+      ->add_option("model", options.model,
+                   "the model (.pds; with the same --init, --spec or "
+                   "--target as when it was certified)")
+      ->required();
+  check->add_option("--certificate", options.certificate, "the certificate file")->required();
+  AddCpdsInputOptions(KindGroup(check, kCpds), options);
+  return check;
 }
 
 CLI::App* AddCompose(CLI::App& app, druba::cli::ComposeOptions& options) {
@@ -288,6 +308,7 @@ int main(int argc, char** argv) {
   AddVerify(app, options);
   const CLI::App* test = AddTest(app, options);
   const CLI::App* replay = AddReplay(app, options);
+  const CLI::App* check = AddCheck(app, options);
   const CLI::App* compose = AddCompose(app, compose_options);
   try {
     app.parse(argc, argv);
@@ -296,7 +317,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : druba::exit_code::kUsage;
   }
   if (compose->parsed()) return Run([&] { return druba::cli::RunCompose(compose_options); });
-  options.command = test->parsed() ? "test" : replay->parsed() ? "replay" : "verify";
+  options.command = test->parsed()     ? "test"
+                    : replay->parsed() ? "replay"
+                    : check->parsed()  ? "check"
+                                       : "verify";
   // SIGINT, SIGTERM (timeout, schedulers, CI) and SIGHUP end a run cleanly: `unknown`, the
   // statistics and a valid report, exit 5.
   std::signal(SIGINT, OnInterrupt);

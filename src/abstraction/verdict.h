@@ -32,6 +32,7 @@ inline constexpr int kOutput = 3;  // the report could not be written (standard 
 inline constexpr int kUnknown = 5;
 inline constexpr int kInternal = 6;
 inline constexpr int kViolation = 10;
+inline constexpr int kInvalidCertificate = 10;  // `druba check`: the certificate does not hold
 }  // namespace exit_code
 
 enum class Mode {

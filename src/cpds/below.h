@@ -60,6 +60,21 @@ class MayLieBelow {
   const std::vector<Symbol>& BelowTop(std::uint32_t thread, Shared shared, Symbol top) const;
   const std::vector<Symbol>& BelowDeep(std::uint32_t thread, Symbol symbol) const;
 
+  // Every fact (certificates): f(thread, g, x, y) for Top, then d(thread, u, v) for Deep.
+  template <class F, class D>
+  void ForEachFact(F&& f, D&& d) const {
+    for (std::uint32_t t = 0; t < top_.size(); ++t) {
+      for (const auto& [key, ys] : top_[t]) {
+        for (const Symbol y : ys) {
+          f(t, static_cast<Shared>(key >> 32), static_cast<Symbol>(key & 0xFFFFFFFFU), y);
+        }
+      }
+      for (const auto& [u, vs] : deep_[t]) {
+        for (const Symbol v : vs) d(t, u, v);
+      }
+    }
+  }
+
   bool operator==(const MayLieBelow& other) const {
     return top_ == other.top_ && deep_ == other.deep_;
   }

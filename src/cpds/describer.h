@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpds/certificate.h"
 #include "cpds/model.h"
 #include "cpds/top_k.h"
 #include "run/options.h"
@@ -22,6 +23,7 @@ struct CpdsDescriber {
   CpdsModel& model;
   const TopKAbstraction& abs;
   bool has_target;
+  std::string digest;  // of the model's texts, for --certificate
 
   std::string State(StateView s) const { return model.DescribeState(s); }
   std::string Abstract(StateView a) const { return abs.Describe(a); }
@@ -70,8 +72,49 @@ struct CpdsDescriber {
   template <class Driver>
   void SetUpProperty(Driver& /*driver*/) const {}
   template <class Driver>
-  void AddFigures(run::CountRun& out, Driver& /*driver*/) const {
+  void AddFigures(run::CountRun& out, Driver& driver) const {
     out.symmetry_classes = abs.Symmetry().classes;
+    if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
+      Certify(out, driver.abstract_states());
+    }
+  }
+  // The certificate of a `safe` (certificate.h): the final set and the relation relative to it.
+  void Certify(run::CountRun& out, const StateStore& set) const {
+    if (out.result.proof == Proof::kUpperBound) {
+      out.certificate_note =
+          "the upper-bound proof ends with O, not with the reached set; certificates are written "
+          "for the plateau, sandwich and exhaustion proofs";
+      return;
+    }
+    // After exhaustion the set is exactly alpha(R); it is a certificate when it is closed under
+    // every action with pops drawn from the relation, which this engine tests first.
+    if (out.result.proof == Proof::kExhausted) {
+      bool closed = true;
+      const auto oracle = abs.MakeClosureOracle(set);
+      for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
+        oracle.ForEachAbstractSuccessor(set.Get(id),
+                                        [&](std::uint32_t, std::uint32_t, StateView to) {
+                                          closed = closed && set.Find(to).has_value();
+                                        });
+      }
+      if (!closed) {
+        out.certificate_note =
+            "the exact abstract set the exhaustive search found is not closed under the abstract "
+            "post (the abstraction is too coarse to state an inductive invariant); try a larger "
+            "--top";
+        return;
+      }
+    }
+    std::vector<Symbol> visible;
+    const std::uint32_t n = model.num_threads();
+    for (std::uint32_t id = 0; id < set.size(); ++id) {
+      const StateView a = set.Get(id);
+      visible.push_back(a[0]);
+      for (std::uint32_t t = 0; t < n; ++t) visible.push_back(a[1 + t * abs.k()]);
+    }
+    const MayLieBelow below(model.cpds(), model.init(), &visible);
+    out.certificate = CertificateText({digest, abs.k(), n, options.deadlock, has_target,
+                                       std::string(ProofName(out.result.proof)), &set, &below});
   }
 };
 

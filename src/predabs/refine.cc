@@ -279,7 +279,6 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
 Refiner::Refiner(std::string source, const Program& program, const AbstractionSpec& start,
                  bool every_count, unsigned timeout_ms, std::uint32_t max_rounds)
     : source_(std::move(source)),
-      every_count_(every_count),
       timeout_ms_(std::min(timeout_ms, kTestTimeoutMs)),
       max_rounds_(max_rounds),
       program_(&program),

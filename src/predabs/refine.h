@@ -147,7 +147,6 @@ class Refiner {
 
   std::string source_;
   std::string name_;
-  bool every_count_;
   unsigned timeout_ms_;
   std::uint32_t max_rounds_;
   std::vector<std::string> pcs_;    // "track ...;" lines

@@ -421,6 +421,13 @@ std::vector<std::string> WriteOutputFiles(const Report& report) {
       WriteFileAtomically(options.dot, last.dot);
     }
   }
+  if (!options.certificate.empty() && report.verdict == Verdict::kSafe) {
+    if (last.certificate.empty()) {
+      warnings.push_back("druba: --certificate: no certificate written: " + last.certificate_note);
+    } else {
+      WriteFileAtomically(options.certificate, last.certificate);
+    }
+  }
   if (!options.schedule_svg.empty()) {
     WriteFileAtomically(options.schedule_svg,
                         ScheduleSvg(last.result.schedule, last.result, report.svg_title));

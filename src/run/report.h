@@ -75,8 +75,10 @@ struct CountRun {
   std::size_t trace_found_statements = 0;  // in the run the search found, before shortening
   std::size_t trace_statements = 0;        // in the trace reported
   std::string trace_note;                  // how the trace was shortened
-  std::string property;  // which property the violation violates ("deadlock", "assertion", ...)
-  std::string dot;       // --dot (empty: too many abstract states, or no bounded search)
+  std::string property;     // which property the violation violates ("deadlock", "assertion", ...)
+  std::string dot;          // --dot (empty: too many abstract states, or no bounded search)
+  std::string certificate;  // --certificate: the certificate of a `safe` (empty: none)
+  std::string certificate_note;  // why a `safe` got no certificate
   std::string relation;  // how O resolved what the abstraction hides ("joint", "all-SAT", ...)
   std::vector<std::vector<std::uint32_t>> symmetry_classes;
 };

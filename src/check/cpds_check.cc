@@ -1,0 +1,304 @@
+#include "check/cpds_check.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "common/diagnostics.h"
+
+namespace druba::check {
+namespace {
+
+using cpds::Rule;
+using cpds::RuleKind;
+using Word = std::uint32_t;
+using State = std::vector<Word>;
+constexpr Word kNone = 0xFFFFFFFFU;  // an empty slot, or the bottom of a stack
+
+Word WordOf(const JsonValue& v) {
+  if (v.kind == JsonValue::Kind::kNumber && v.number == -1) return kNone;
+  return v.AsUInt();
+}
+
+std::string Text(const State& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", s[i] == kNone ? -1LL : s[i]);
+  }
+  return out + "]";
+}
+
+// The certificate's claims, read.
+struct Claims {
+  std::uint32_t k = 1;
+  std::uint32_t n = 0;
+  absl::flat_hash_set<State> states;
+  // Top(t, g, x) -> the ys; Deep(t, u) -> the vs.
+  absl::flat_hash_map<std::array<Word, 3>, absl::flat_hash_set<Word>> top;
+  absl::flat_hash_map<std::array<Word, 2>, absl::flat_hash_set<Word>> deep;
+  absl::flat_hash_set<std::array<Word, 3>> visible;  // (t, g, top of t) of some state
+
+  bool HasTop(Word t, Word g, Word x, Word y) const {
+    const auto it = top.find(std::array<Word, 3>{t, g, x});
+    return it != top.end() && it->second.contains(y);
+  }
+  bool HasDeep(Word t, Word u, Word v) const {
+    const auto it = deep.find(std::array<Word, 2>{t, u});
+    return it != deep.end() && it->second.contains(v);
+  }
+  const Word* Slots(const State& s, std::uint32_t t) const { return s.data() + 1 + t * k; }
+};
+
+Claims Read(const JsonValue& doc, std::uint32_t n) {
+  Claims c;
+  c.n = n;
+  c.k = doc.At("k").AsUInt();
+  if (c.k == 0 || c.k > 64) throw InputError(doc.At("k").where, "k must be between 1 and 64");
+  for (const JsonValue& row : doc.At("abstract_states").items) {
+    if (row.items.size() != 1 + std::size_t{n} * c.k) {
+      throw InputError(row.where, "an abstract state must have 1 + threads * k numbers");
+    }
+    State s;
+    for (const JsonValue& v : row.items) s.push_back(WordOf(v));
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (c.Slots(s, t)[0] != kNone) c.visible.insert({t, s[0], c.Slots(s, t)[0]});
+    }
+    c.states.insert(std::move(s));
+  }
+  for (const JsonValue& row : doc.At("below_top").items) {
+    if (row.items.size() != 4) throw InputError(row.where, "a below_top row is [t, g, x, y]");
+    c.top[{row.items[0].AsUInt(), row.items[1].AsUInt(), row.items[2].AsUInt()}].insert(
+        WordOf(row.items[3]));
+  }
+  for (const JsonValue& row : doc.At("below_deep").items) {
+    if (row.items.size() != 3) throw InputError(row.where, "a below_deep row is [t, u, v]");
+    c.deep[{row.items[0].AsUInt(), row.items[1].AsUInt()}].insert(WordOf(row.items[2]));
+  }
+  return c;
+}
+
+State Initial(const Claims& c, const cpds::InitialState& init) {
+  State s(1 + std::size_t{c.n} * c.k, kNone);
+  s[0] = init.shared;
+  for (std::uint32_t t = 0; t < c.n; ++t) {
+    const cpds::Stack& w = init.stacks[t];  // bottom to top
+    for (std::uint32_t j = 0; j < c.k && j < w.size(); ++j)
+      s[1 + t * c.k + j] = w[w.size() - 1 - j];
+  }
+  return s;
+}
+
+// Each thread's rules by their left-hand side (shared state, top symbol).
+class Rules {
+ public:
+  explicit Rules(const cpds::Cpds& cpds) : by_lhs_(cpds.threads.size()) {
+    for (std::size_t t = 0; t < cpds.threads.size(); ++t) {
+      for (const Rule& r : cpds.threads[t].rules) by_lhs_[t][{r.shared, r.top}].push_back(&r);
+    }
+  }
+  const std::vector<const Rule*>& At(std::uint32_t t, Word g, Word x) const {
+    const auto it = by_lhs_[t].find(std::array<Word, 2>{g, x});
+    return it == by_lhs_[t].end() ? none_ : it->second;
+  }
+  // The rules of thread t enabled in s (none when its stack is empty).
+  const std::vector<const Rule*>& Enabled(const State& s, const Claims& c, std::uint32_t t) const {
+    const Word top = c.Slots(s, t)[0];
+    return top == kNone ? none_ : At(t, s[0], top);
+  }
+
+ private:
+  std::vector<absl::flat_hash_map<std::array<Word, 2>, std::vector<const Rule*>>> by_lhs_;
+  std::vector<const Rule*> none_;
+};
+
+bool MatchesTarget(const cpds::TargetPattern& p, const State& s, const Claims& c) {
+  if (p.shared && *p.shared != s[0]) return false;
+  for (std::uint32_t t = 0; t < c.n && t < p.stacks.size(); ++t) {
+    if (!p.stacks[t]) continue;
+    const cpds::Stack& want = *p.stacks[t];  // the top symbols, bottom to top
+    const Word* slots = c.Slots(s, t);
+    if (want.empty() && slots[0] != kNone) return false;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (i >= c.k || slots[i] != want[want.size() - 1 - i]) return false;
+    }
+  }
+  return true;
+}
+
+bool Deadlocked(const Rules& rules, const State& s, const Claims& c) {
+  bool busy = false;
+  for (std::uint32_t t = 0; t < c.n; ++t) {
+    if (c.Slots(s, t)[0] == kNone) continue;
+    busy = true;
+    if (!rules.Enabled(s, c, t).empty()) return false;
+  }
+  return busy;
+}
+
+// Every abstract successor of `s` under rule `r` of thread t (top-K: pushes and overwrites are
+// exact; a pop fills the freed slot from the relation).
+void Post(const Rule& r, const State& s, const Claims& c, std::uint32_t t,
+          const std::function<void(const State&)>& yield) {
+  State out = s;
+  out[0] = r.new_shared;
+  const Word* in = c.Slots(s, t);
+  Word* slots = out.data() + 1 + t * c.k;
+  if (r.kind == RuleKind::kOverwrite) {
+    slots[0] = r.new_top;
+    return yield(out);
+  }
+  if (r.kind == RuleKind::kPush) {
+    for (std::uint32_t j = c.k - 1; j >= 2; --j) slots[j] = in[j - 1];
+    slots[0] = r.new_top;
+    if (c.k > 1) slots[1] = r.below;
+    return yield(out);
+  }
+  for (std::uint32_t j = 0; j + 1 < c.k; ++j) slots[j] = in[j + 1];
+  const Word last = in[c.k - 1];
+  if (last == kNone) {
+    slots[c.k - 1] = kNone;
+    return yield(out);
+  }
+  const auto below = c.k == 1 ? c.top.find(std::array<Word, 3>{t, s[0], last}) : c.top.end();
+  const auto deep = c.k == 1 ? c.deep.end() : c.deep.find(std::array<Word, 2>{t, last});
+  const absl::flat_hash_set<Word>* ys = nullptr;
+  if (below != c.top.end()) ys = &below->second;
+  if (deep != c.deep.end()) ys = &deep->second;
+  if (ys == nullptr) return;
+  for (const Word y : *ys) {
+    slots[c.k - 1] = y;
+    yield(out);
+  }
+}
+
+// The relation's rules (below.h), each fact required only where the rule's conclusion is visible.
+// Returns the first missing fact, or "".
+std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, const Claims& c) {
+  const auto need_top = [&](Word t, Word g, Word x, Word y, const char* why) -> std::string {
+    if (!c.visible.contains(std::array<Word, 3>{t, g, x}) || c.HasTop(t, g, x, y)) return "";
+    return fmt::format("missing below_top [{}, {}, {}, {}] ({})", t, g, x, y == kNone ? -1LL : y,
+                       why);
+  };
+  const auto need_deep = [&](Word t, Word u, Word v, const char* why) -> std::string {
+    if (c.HasDeep(t, u, v)) return "";
+    return fmt::format("missing below_deep [{}, {}, {}] ({})", t, u, v == kNone ? -1LL : v, why);
+  };
+  for (std::uint32_t t = 0; t < c.n; ++t) {  // (I)
+    const cpds::Stack& w = init.stacks[t];
+    for (std::size_t j = 0; j < w.size(); ++j) {
+      const Word under = j == 0 ? kNone : w[j - 1];
+      const std::string miss = j + 1 == w.size()
+                                   ? need_top(t, init.shared, w[j], under, "the initial stack")
+                                   : need_deep(t, w[j], under, "the initial stack");
+      if (!miss.empty()) return miss;
+    }
+  }
+  for (const auto& [key, ys] : c.top) {
+    const auto [t, g, x] = key;
+    for (const Word y : ys) {
+      for (const Rule* rule : rules.At(t, g, x)) {  // (O), (P), (Q)
+        const Rule& r = *rule;
+        std::string miss;
+        if (r.kind == RuleKind::kOverwrite)
+          miss = need_top(t, r.new_shared, r.new_top, y, "overwrite");
+        if (r.kind == RuleKind::kPush) {
+          miss = need_top(t, r.new_shared, r.new_top, r.below, "push");
+          if (miss.empty()) miss = need_deep(t, r.below, y, "push");
+        }
+        if (r.kind == RuleKind::kPop && y != kNone) {
+          const auto it = c.deep.find(std::array<Word, 2>{t, y});
+          if (it != c.deep.end()) {
+            for (const Word z : it->second) {
+              if (miss.empty()) miss = need_top(t, r.new_shared, y, z, "pop");
+            }
+          }
+        }
+        if (!miss.empty()) return miss;
+      }
+    }
+  }
+  for (const State& s : c.states) {  // (E): another thread's step changes the shared state
+    for (std::uint32_t t = 0; t < c.n; ++t) {
+      const Word x = c.Slots(s, t)[0];
+      const auto it = c.top.find(std::array<Word, 3>{t, s[0], x});
+      if (x == kNone || it == c.top.end()) continue;
+      for (std::uint32_t other = 0; other < c.n; ++other) {
+        if (other == t) continue;
+        for (const Rule* r : rules.Enabled(s, c, other)) {
+          for (const Word y : it->second) {
+            const std::string miss = need_top(t, r->new_shared, x, y, "another thread's step");
+            if (!miss.empty()) return miss;
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+CheckResult CheckCpdsCertificate(const JsonValue& doc, const std::string& digest,
+                                 const cpds::Cpds& cpds, const cpds::InitialState& init,
+                                 const std::optional<cpds::TargetPattern>& target) {
+  CheckResult r;
+  const auto fail = [&](std::string what, std::string example) {
+    r.failed = std::move(what);
+    r.example = std::move(example);
+    return r;
+  };
+  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != "cpds top-k") {
+    throw InputError(doc.where, "not a version 1 CPDS certificate");
+  }
+  const auto n = static_cast<std::uint32_t>(cpds.threads.size());
+  if (doc.At("threads").AsUInt() != n) {
+    throw InputError(doc.At("threads").where, "the certificate is for another thread count");
+  }
+  const Claims c = Read(doc, n);
+  if (doc.At("digest").AsString() != digest) {
+    return fail("digest", "the model, its initial state or its target is not the one certified (" +
+                              doc.At("digest").AsString() + ", now " + digest + ")");
+  }
+  r.passed.emplace_back("digest");
+  const bool deadlock = doc.At("deadlock").boolean;
+  if (doc.At("target").boolean != target.has_value()) {
+    return fail("property", "the certificate was written with a different target (or none)");
+  }
+  const Rules rules(cpds);
+  const State initial = Initial(c, init);
+  if (!c.states.contains(initial)) return fail("initial", Text(initial) + " is not in the set");
+  r.passed.emplace_back("initial");
+  for (const State& s : c.states) {
+    if (target && MatchesTarget(*target, s, c)) return fail("property", Text(s) + " is a target");
+    if (deadlock && Deadlocked(rules, s, c)) return fail("property", Text(s) + " is deadlocked");
+  }
+  r.passed.emplace_back(deadlock ? "property (target, deadlock)" : "property (target)");
+  if (std::string miss = CheckRelation(rules, init, c); !miss.empty()) {
+    return fail("relation", miss);
+  }
+  r.passed.emplace_back("relation");
+  for (const State& s : c.states) {
+    for (std::uint32_t t = 0; t < n; ++t) {
+      for (const Rule* enabled : rules.Enabled(s, c, t)) {
+        const Rule& rule = *enabled;
+        std::string escape;
+        Post(rule, s, c, t, [&](const State& to) {
+          if (escape.empty() && !c.states.contains(to)) {
+            escape = fmt::format("{} -> {} under thread {}'s rule at line {}", Text(s), Text(to), t,
+                                 rule.line);
+          }
+        });
+        if (!escape.empty()) return fail("closure", escape);
+      }
+    }
+  }
+  r.passed.emplace_back("closure");
+  r.valid = true;
+  return r;
+}
+
+}  // namespace druba::check
