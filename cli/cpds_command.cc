@@ -101,15 +101,7 @@ int Check(const RunOptions& options) {
   const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
   const check::CheckResult r =
       check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init, loaded.target);
-  std::string passed;
-  for (const std::string& p : r.passed) passed += (passed.empty() ? "" : ", ") + p;
-  if (r.valid) {
-    std::cout << "certificate valid: " << passed << "\n";
-    return exit_code::kSafe;
-  }
-  std::cout << "certificate invalid: " << r.failed << ": " << r.example << "\n";
-  if (!passed.empty()) std::cout << "checked before it: " << passed << "\n";
-  return exit_code::kInvalidCertificate;
+  return PrintCheck(r);
 }
 
 }  // namespace
@@ -123,7 +115,9 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   TopKAbstraction abs(model, options.top, loaded.target);
   abs.SetDeadlock(options.deadlock);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
-  const cpds::CpdsDescriber kind{options, model, abs, loaded.target.has_value(), loaded.digest};
+  RunOptions with_digest = options;
+  with_digest.model_digest = loaded.digest;
+  const cpds::CpdsDescriber kind{with_digest, model, abs, loaded.target.has_value()};
   const Stopwatch clock;
   run::Report report;
   report.options = &options;

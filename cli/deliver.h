@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 
+#include "check/cpds_check.h"
 #include "run/progress.h"
 #include "run/report.h"
 
@@ -21,6 +22,20 @@ inline int Deliver(const run::Report& report) {
   std::cout << (report.options->json ? run::JsonReport(report) : run::TextReport(report));
   std::cout.flush();
   return ExitCodeFor(report.verdict);
+}
+
+// `druba check`'s answer: valid (exit 0) with the conditions checked, or invalid (exit 10) with
+// the condition that failed and an instance of it.
+inline int PrintCheck(const check::CheckResult& r) {
+  std::string passed;
+  for (const std::string& p : r.passed) passed += (passed.empty() ? "" : ", ") + p;
+  if (r.valid) {
+    std::cout << "certificate valid: " << passed << "\n";
+    return exit_code::kSafe;
+  }
+  std::cout << "certificate invalid: " << r.failed << ": " << r.example << "\n";
+  if (!passed.empty()) std::cout << "checked before it: " << passed << "\n";
+  return exit_code::kInvalidCertificate;
 }
 
 }  // namespace druba::cli

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "check/drb_check.h"
 #include "cli/deliver.h"
+#include "common/digest.h"
 #include "common/files.h"
 #include "common/json_reader.h"
 #include "predabs/describe.h"
@@ -84,6 +86,14 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
   return exit_code::kViolation;
 }
 
+// `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check).
+int Check(const RunOptions& options, const std::string& source) {
+  const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
+  const check::CheckResult r =
+      check::CheckDrbCertificate(doc, ContentDigest({source}), source, options.model);
+  return PrintCheck(r);
+}
+
 // One verification round: every thread count the run covers, with one abstraction.
 struct Round {
   std::vector<run::CountRun> runs;
@@ -140,6 +150,39 @@ Round Refine(const RunOptions& options, const predabs::ThreadCounts& threads,
   return round;
 }
 
+// Refinement (verify, mode druba) after a first round that ended `unknown`: each round is a whole
+// run with a finer abstraction. A symmetric program without an abstraction block is refined first
+// from thread 0's location alone (as for every count: the closure test then knows that every
+// thread's view is reached), then, if that fails, from every thread's location. Returns the last
+// round (the first when refinement does not apply); `refiner` is left set when it ran.
+Round RefineAfterFirst(const RunOptions& options, const std::string& source,
+                       const predabs::Program& program, const predabs::ChosenAbstraction& chosen,
+                       const predabs::ThreadCounts& threads, const Round& first,
+                       std::optional<predabs::Refiner>& refiner, LimitWatch& limits) {
+  Round round = first;
+  if (!options.refine || options.command != "verify" || options.mode != Mode::kDruba ||
+      first.counts.verdict != Verdict::kUnknown) {
+    return round;
+  }
+  predabs::ThreadCounts symmetric = threads;
+  symmetric.every_count_from_first = true;
+  const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
+  if (chosen.block == nullptr && program.symmetric && !threads.every_count_from_first) {
+    refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
+                    predabs::kMaxRounds / 4);
+    round = Refine(options, threads, *refiner,
+                   RunRound(options, program, own.spec(), threads, limits), limits);
+  }
+  if (round.counts.verdict == Verdict::kUnknown && !limits.Check()) {
+    const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
+    refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
+                    options.solver_timeout_ms);
+    for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
+    round = Refine(options, threads, *refiner, first, limits);
+  }
+  return round;
+}
+
 run::Refinement DescribeRefinement(const predabs::Refiner& refiner) {
   const predabs::RefineFigures& f = refiner.figures();
   run::Refinement out;
@@ -162,12 +205,9 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   const predabs::Program program = predabs::ParseProgram(source, given.model);
   RunOptions options = given;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
+  options.model_digest = ContentDigest({source});
   if (options.command == "replay") return Replay(options, program);
-  if (options.command == "check" || !options.certificate.empty()) {
-    throw InputError({"--certificate", 0, 0},
-                     "certificates are written and checked for CPDS models only; the .drb checker "
-                     "(its own small SMT encoding) is not built yet");
-  }
+  if (options.command == "check") return Check(options, source);
   const predabs::ThreadCounts threads =
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);
   const predabs::ChosenAbstraction chosen =
@@ -178,33 +218,8 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const Stopwatch clock;
   Round first = RunRound(options, program, chosen.spec(), threads, limits);
-  Round round = first;
-  // Refinement (verify, mode druba): each round is a whole run with a finer abstraction. A
-  // symmetric program without an abstraction block is refined first from thread 0's location
-  // alone (as for every count: the closure test then knows that every thread's view is reached),
-  // then, if that fails, from every thread's location.
   std::optional<predabs::Refiner> refiner;
-  if (options.refine && options.command == "verify" && options.mode == Mode::kDruba &&
-      first.counts.verdict == Verdict::kUnknown) {
-    predabs::ThreadCounts symmetric = threads;
-    symmetric.every_count_from_first = true;
-    const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
-    const bool own_first =
-        chosen.block == nullptr && program.symmetric && !threads.every_count_from_first;
-    if (own_first) {
-      refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
-                      predabs::kMaxRounds / 4);
-      round = Refine(options, threads, *refiner,
-                     RunRound(options, program, own.spec(), threads, limits), limits);
-    }
-    if (round.counts.verdict == Verdict::kUnknown && !limits.Check()) {
-      const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
-      refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
-                      options.solver_timeout_ms);
-      for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
-      round = Refine(options, threads, *refiner, first, limits);
-    }
-  }
+  Round round = RefineAfterFirst(options, source, program, chosen, threads, first, refiner, limits);
   // An `unknown` is reported as the first round found it (with the exact search that went on),
   // and the refinement section says how far refinement got.
   const bool refined = refiner && round.counts.verdict != Verdict::kUnknown;

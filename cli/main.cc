@@ -204,9 +204,10 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
                    "ends at the budget with 'unknown'")
       ->check(CLI::NonNegativeNumber);
   verify->add_option("--certificate", options.certificate,
-                     "write the certificate of a safe verdict (CPDS models, plateau and sandwich "
-                     "proofs): the final abstract set and the may-lie-below relation, which `druba "
-                     "check` tests without this engine (docs/certificates.md)");
+                     "write the certificate of a safe verdict: the final abstract set and what the "
+                     "proof assumed (CPDS: the may-lie-below relation; .drb, one thread count: the "
+                     "abstraction), which `druba check` tests without this engine "
+                     "(docs/certificates.md)");
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
   cpds->add_option("--upper-bound-share", options.upper_bound_share,

@@ -1,5 +1,5 @@
 # Certifies a `safe` and checks the certificate with the independent checker (`druba check`).
-#   cmake -DDRUBA=<druba> -DMODEL=<.pds> -DWORKDIR=<dir> [-DARGS=a@@b] [-DINPUT=a@@b]
+#   cmake -DDRUBA=<druba> -DMODEL=<.pds or .drb> -DWORKDIR=<dir> [-DARGS=a@@b] [-DINPUT=a@@b]
 #         [-DSTDOUT=<regex verify's JSON must match>] [-DMUTATE=drop-state|drop-pair|flip|edit]
 #         [-DREASON=<the condition check must name>] -P check_certificate.cmake
 # ARGS go to verify (e.g. --top 2), INPUT to both verify and check (--init, --spec, --target).
@@ -30,6 +30,14 @@ if(MUTATE)
     string(JSON json REMOVE "${json}" abstract_states ${last})
   elseif(MUTATE STREQUAL "drop-pair")
     string(JSON json REMOVE "${json}" below_top 0)
+  elseif(MUTATE STREQUAL "flip" AND MODEL MATCHES "\\.drb$")  # the last predicate bit
+    string(JSON n LENGTH "${json}" abstract_states)
+    math(EXPR last "${n} - 1")
+    string(JSON width LENGTH "${json}" abstract_states ${last})
+    math(EXPR bit "${width} - 2")
+    string(JSON v GET "${json}" abstract_states ${last} ${bit})
+    math(EXPR v "1 - ${v}")
+    string(JSON json SET "${json}" abstract_states ${last} ${bit} "${v}")
   elseif(MUTATE STREQUAL "flip")  # another shared state in the last abstract state
     string(JSON n LENGTH "${json}" abstract_states)
     math(EXPR last "${n} - 1")
@@ -38,10 +46,13 @@ if(MUTATE)
     string(JSON json SET "${json}" abstract_states ${last} 0 "${g}")
   elseif(MUTATE STREQUAL "edit")  # the model edited after certifying: one more newline
     get_filename_component(dir "${MODEL}" DIRECTORY)
+    get_filename_component(ext "${MODEL}" LAST_EXT)
     file(READ "${MODEL}" text)
-    set(model "${WORKDIR}/${stem}-edited.pds")
+    set(model "${WORKDIR}/${stem}-edited${ext}")
     file(WRITE "${model}" "${text}\n")
-    file(COPY_FILE "${dir}/${stem}.init" "${WORKDIR}/${stem}-edited.init")
+    if(ext STREQUAL ".pds")
+      file(COPY_FILE "${dir}/${stem}.init" "${WORKDIR}/${stem}-edited.init")
+    endif()
   endif()
   file(WRITE "${cert}" "${json}")
 endif()

@@ -2,7 +2,7 @@
 # verdicts) from MODEL, verifies what is left (with --threads THREADS when given) and demands
 # `safe`; then pastes the abstraction block the report printed back into the model and demands
 # that the paper's algorithm alone (--refine off) proves it with that block: the block is a
-# proof, not just a claim. Usage:
+# proof, not just a claim. At one thread count the proof's certificate is checked too. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DTHREADS=N|N..] -P check_refinement.cmake
 cmake_minimum_required(VERSION 3.25)
 file(READ "${MODEL}" text)
@@ -19,11 +19,25 @@ set(args)
 if(THREADS)
   set(args --threads ${THREADS})
 endif()
-execute_process(COMMAND "${DRUBA}" verify "${bare}" ${args} --json
+# At one thread count the proof is also certified, and the certificate checked (check_certificate).
+set(cert_args)
+set(cert "${WORKDIR}/${stem}-bare.cert.json")
+file(REMOVE "${cert}")
+if(NOT THREADS MATCHES "\\.\\.$")
+  set(cert_args --certificate "${cert}")
+endif()
+execute_process(COMMAND "${DRUBA}" verify "${bare}" ${args} --json ${cert_args}
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(JSON verdict GET "${out}" verdict)
 if(NOT verdict STREQUAL "safe")
   message(FATAL_ERROR "${stem} without abstraction blocks: verdict ${verdict}, expected safe\n${out}${err}")
+endif()
+if(EXISTS "${cert}")
+  execute_process(COMMAND "${DRUBA}" check "${bare}" --certificate "${cert}"
+                  RESULT_VARIABLE code OUTPUT_VARIABLE checked ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${stem}: the certificate of the refined proof is not valid:\n${checked}${err}")
+  endif()
 endif()
 string(JSON block ERROR_VARIABLE none GET "${out}" refinement abstraction)
 if(none)

@@ -50,7 +50,9 @@ struct Claims {
     const auto it = deep.find(std::array<Word, 2>{t, u});
     return it != deep.end() && it->second.contains(v);
   }
-  const Word* Slots(const State& s, std::uint32_t t) const { return s.data() + 1 + t * k; }
+  const Word* Slots(const State& s, std::uint32_t t) const {
+    return s.data() + 1 + std::size_t{t} * k;
+  }
 };
 
 Claims Read(const JsonValue& doc, std::uint32_t n) {
@@ -146,7 +148,7 @@ void Post(const Rule& r, const State& s, const Claims& c, std::uint32_t t,
   State out = s;
   out[0] = r.new_shared;
   const Word* in = c.Slots(s, t);
-  Word* slots = out.data() + 1 + t * c.k;
+  Word* slots = out.data() + 1 + std::size_t{t} * c.k;
   if (r.kind == RuleKind::kOverwrite) {
     slots[0] = r.new_top;
     return yield(out);
@@ -191,9 +193,9 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
     const cpds::Stack& w = init.stacks[t];
     for (std::size_t j = 0; j < w.size(); ++j) {
       const Word under = j == 0 ? kNone : w[j - 1];
-      const std::string miss = j + 1 == w.size()
-                                   ? need_top(t, init.shared, w[j], under, "the initial stack")
-                                   : need_deep(t, w[j], under, "the initial stack");
+      std::string miss = j + 1 == w.size()
+                             ? need_top(t, init.shared, w[j], under, "the initial stack")
+                             : need_deep(t, w[j], under, "the initial stack");
       if (!miss.empty()) return miss;
     }
   }
@@ -230,7 +232,7 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
         if (other == t) continue;
         for (const Rule* r : rules.Enabled(s, c, other)) {
           for (const Word y : it->second) {
-            const std::string miss = need_top(t, r->new_shared, x, y, "another thread's step");
+            std::string miss = need_top(t, r->new_shared, x, y, "another thread's step");
             if (!miss.empty()) return miss;
           }
         }
@@ -242,9 +244,10 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
 
 }  // namespace
 
-CheckResult CheckCpdsCertificate(const JsonValue& doc, const std::string& digest,
+CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string& digest,
                                  const cpds::Cpds& cpds, const cpds::InitialState& init,
                                  const std::optional<cpds::TargetPattern>& target) {
+  const JsonValue& doc = certificate;
   CheckResult r;
   const auto fail = [&](std::string what, std::string example) {
     r.failed = std::move(what);

@@ -23,7 +23,6 @@ struct CpdsDescriber {
   CpdsModel& model;
   const TopKAbstraction& abs;
   bool has_target;
-  std::string digest;  // of the model's texts, for --certificate
 
   std::string State(StateView s) const { return model.DescribeState(s); }
   std::string Abstract(StateView a) const { return abs.Describe(a); }
@@ -113,8 +112,9 @@ struct CpdsDescriber {
       for (std::uint32_t t = 0; t < n; ++t) visible.push_back(a[1 + t * abs.k()]);
     }
     const MayLieBelow below(model.cpds(), model.init(), &visible);
-    out.certificate = CertificateText({digest, abs.k(), n, options.deadlock, has_target,
-                                       std::string(ProofName(out.result.proof)), &set, &below});
+    out.certificate =
+        CertificateText({options.model_digest, abs.k(), n, options.deadlock, has_target,
+                         std::string(ProofName(out.result.proof)), &set, &below});
   }
 };
 

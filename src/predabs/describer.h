@@ -13,6 +13,7 @@
 #include "predabs/describe.h"
 #include "predabs/model.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/refine.h"
 #include "run/options.h"
 #include "run/report.h"
 
@@ -81,6 +82,9 @@ struct DrbDescriber {
     const StateStore& set = driver.abstract_states();
     for (std::uint32_t id = 0; id < set.size(); ++id) copy->FindOrInsert(set.Get(id));
     out.abstract_set = std::move(copy);
+    if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
+      Certify(out, driver.abstract_states());
+    }
     // Refinement weighs its candidates on the concrete states; a state with an interned big
     // integer is only readable by this model, so then none is kept.
     if (options.refine && options.command == "verify" &&
@@ -94,6 +98,52 @@ struct DrbDescriber {
       }
       out.concrete_sample = std::move(sample);
     }
+  }
+
+  // The certificate of a `safe` at one thread count (docs/certificates.md).
+  void Certify(run::CountRun& out, const StateStore& set) const {
+    if (!fixed_count || options.deadlock || out.result.proof == Proof::kUpperBound) {
+      out.certificate_note =
+          !fixed_count ? "certificates are written for one thread count (--threads N)"
+          : options.deadlock
+              ? "deadlock freedom is proved by exhaustion, which the abstract set does not show"
+              : "the upper-bound proof ends with O, not with the reached set";
+      return;
+    }
+    if (out.result.proof == Proof::kExhausted) {  // exact, but inductive only if closed
+      const auto oracle = abs.MakeClosureOracle(set);
+      bool closed = true;
+      for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
+        oracle.ForEachAbstractSuccessor(set.Get(id),
+                                        [&](std::uint32_t, std::uint32_t, StateView to) {
+                                          closed = closed && set.Find(to).has_value();
+                                        });
+      }
+      if (!closed || !oracle.undecided().empty()) {
+        out.certificate_note =
+            "the exact abstract set the exhaustive search found is not closed under the abstract "
+            "post (the abstraction is too coarse to state an inductive invariant)";
+        return;
+      }
+    }
+    std::string states;
+    for (std::uint32_t id = 0; id < set.size(); ++id) {
+      const StateView a = set.Get(id);
+      states += id == 0 ? "\n [" : ",\n [";
+      for (std::size_t i = 0; i < a.size(); ++i)
+        states += (i == 0 ? "" : ",") + std::to_string(a[i]);
+      states += "]";
+    }
+    const run::Json head = {
+        {"druba_certificate", 1},
+        {"kind", "drb predicates"},
+        {"digest", options.model_digest},
+        {"threads", model.num_threads()},
+        {"proof", ProofName(out.result.proof)},
+        {"abstraction", AbstractionBlock(program, abs.spec(), "druba_certificate")}};
+    std::string text = head.dump();
+    text.pop_back();  // the closing brace: the states follow
+    out.certificate = text + ",\n\"abstract_states\": [" + states + "\n]}\n";
   }
 };
 

@@ -45,8 +45,9 @@ struct RunOptions {
   unsigned solver_timeout_ms = 20000;  // per solver query; a timeout is `unknown`
   std::uint32_t max_threads = 8;       // "N..": the largest count the outer loop tries
   std::int64_t max_value = 100;        // explicit: a larger |value| ends it with `unknown`
-  std::string certificate;  // verify: write a safe verdict's certificate; check: the one to check
-  bool refine = true;       // verify: a failed closure test refines the abstraction (docs/drb.md)
+  std::string certificate;   // verify: write a safe verdict's certificate; check: the one to check
+  std::string model_digest;  // set by the front end: ContentDigest of the model's texts
+  bool refine = true;        // verify: a failed closure test refines the abstraction (docs/drb.md)
 };
 
 // --jobs: 0 means one expansion thread per core.

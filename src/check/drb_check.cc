@@ -1,0 +1,471 @@
+#include "check/drb_check.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include "common/diagnostics.h"
+#include "predabs/parser.h"
+
+namespace druba::check {
+namespace {
+
+using predabs::Expr;
+using predabs::Instr;
+using predabs::Program;
+using Kind = Expr::Kind;
+using Op = Expr::Op;
+
+// A symbolic state of the program with n threads: the shared variables, and per thread its
+// location and its locals.
+struct Sym {
+  std::vector<z3::expr> shared;
+  std::vector<z3::expr> pc;
+  std::vector<std::vector<z3::expr>> locals;
+};
+
+// The checker's own encoding of the `.drb` semantics (docs/drb.md) for a fixed thread count:
+// quantifiers over threads are unrolled, every subexpression is evaluated (a runtime error in any
+// of them fails the statement), division is Euclidean, and a failure sends the thread to `error`.
+class Encoding {
+ public:
+  Encoding(const Program& program, std::uint32_t n, z3::context& ctx)
+      : p_(program), n_(n), ctx_(ctx) {
+    for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
+      const std::uint32_t count = program.templates.size() == 1 ? n : program.templates[t].count;
+      for (std::uint32_t c = 0; c < count; ++c) template_of_.push_back(t);
+    }
+    if (template_of_.size() != n) throw InputError({program.file, 0, 0}, "thread count mismatch");
+  }
+
+  Sym Fresh(const std::string& tag) {
+    Sym s;
+    for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      s.pc.push_back(ctx_.int_const(fmt::format("{}pc{}", tag, t).c_str()));
+      s.locals.emplace_back();
+      for (const auto& v : p_.locals) {
+        s.locals[t].push_back(ctx_.int_const(fmt::format("{}{}{}", tag, v.name, t).c_str()));
+      }
+    }
+    return s;
+  }
+
+  // Declared types, every thread at one of its template's statements or its end (not failed).
+  z3::expr WellFormed(const Sym& s) {
+    z3::expr_vector parts(ctx_);
+    const auto typed = [&](const predabs::Variable& v, const z3::expr& x) {
+      if (v.type == predabs::Type::kNat) parts.push_back(x >= 0);
+      if (v.type == predabs::Type::kBool) parts.push_back(x == 0 || x == 1);
+    };
+    for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      const auto& tt = p_.templates[template_of_[t]];
+      parts.push_back((s.pc[t] >= static_cast<int>(tt.first) &&
+                       s.pc[t] < static_cast<int>(tt.first + tt.size)) ||
+                      s.pc[t] == static_cast<int>(tt.end_pc));
+      for (std::size_t v = 0; v < p_.locals.size(); ++v) typed(p_.locals[v], s.locals[t][v]);
+    }
+    return z3::mk_and(parts);
+  }
+
+  // The value of `e` from thread `self`'s view; *fail collects when its evaluation fails.
+  z3::expr Eval(const Expr& e, const Sym& s, std::uint32_t self, std::vector<z3::expr>& bound,
+                z3::expr* fail) {
+    const auto at = [&](const std::vector<z3::expr>& per_thread, const Expr& holder) {
+      if (holder.args.empty()) return per_thread[self];
+      const z3::expr i = Eval(*holder.args[0], s, self, bound, fail);
+      *fail = *fail || i < 0 || i >= static_cast<int>(n_);
+      z3::expr out = per_thread[n_ - 1];
+      for (std::uint32_t t = n_ - 1; t-- > 0;)
+        out = z3::ite(i == static_cast<int>(t), per_thread[t], out);
+      return out;
+    };
+    switch (e.kind) {
+      case Kind::kNumber:
+      case Kind::kBool:
+      case Kind::kLabel:
+        return ctx_.int_val(e.value.str().c_str());
+      case Kind::kShared:
+        return s.shared[e.var];
+      case Kind::kLocal: {
+        std::vector<z3::expr> column;
+        for (std::uint32_t t = 0; t < n_; ++t) column.push_back(s.locals[t][e.var]);
+        return at(column, e);
+      }
+      case Kind::kPc:
+        return at(s.pc, e);
+      case Kind::kSelf:
+        return ctx_.int_val(self);
+      case Kind::kBound:
+        return bound[e.var];
+      case Kind::kUnary: {
+        const z3::expr v = Eval(*e.args[0], s, self, bound, fail);
+        return e.op == Op::kNot ? z3::ite(v == 0, ctx_.int_val(1), ctx_.int_val(0)) : -v;
+      }
+      case Kind::kBinary:
+        return Binary(e.op, Eval(*e.args[0], s, self, bound, fail),
+                      Eval(*e.args[1], s, self, bound, fail), fail);
+      case Kind::kForall:
+      case Kind::kExists:
+      case Kind::kCount:
+        break;
+    }
+    z3::expr count = ctx_.int_val(0);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      if (e.exclude_self && i == self) continue;
+      bound[e.var] = ctx_.int_val(i);
+      const z3::expr body = Eval(*e.args[0], s, self, bound, fail);
+      count = count + z3::ite(body != 0, ctx_.int_val(1), ctx_.int_val(0));
+    }
+    const int range = static_cast<int>(e.exclude_self ? n_ - 1 : n_);
+    if (e.kind == Kind::kForall) return z3::ite(count == range, ctx_.int_val(1), ctx_.int_val(0));
+    if (e.kind == Kind::kExists) return z3::ite(count > 0, ctx_.int_val(1), ctx_.int_val(0));
+    return count;
+  }
+
+  // The outcomes of thread t executing statement `stmt` from s: each a guard, the state after,
+  // and whether the thread failed.
+  struct Outcome {
+    z3::expr guard;
+    Sym post;
+    bool failed;
+  };
+  std::vector<Outcome> Execute(std::uint32_t t, std::uint32_t stmt, const Sym& s) {
+    std::vector<Outcome> out;
+    Path path{ctx_.bool_val(true), s, {}};
+    Run(p_.statements[stmt].body, 0, t, stmt, path, out);
+    return out;
+  }
+
+  std::uint32_t n() const { return n_; }
+  std::uint32_t TemplateOf(std::uint32_t t) const { return template_of_[t]; }
+  z3::context& ctx() { return ctx_; }
+
+ private:
+  struct Path {
+    z3::expr guard;
+    Sym state;
+    std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
+  };
+
+  z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
+    const auto truth = [&](const z3::expr& c) {
+      return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0));
+    };
+    switch (op) {
+      case Op::kAdd:
+        return a + b;
+      case Op::kSub:
+        return a - b;
+      case Op::kMul:
+        return a * b;
+      case Op::kDiv:
+      case Op::kMod: {
+        *fail = *fail || b == 0;
+        // Euclidean, as Z3's div and mod are; the value at b == 0 does not matter (it fails).
+        const z3::expr safe = z3::ite(b == 0, ctx_.int_val(1), b);
+        return op == Op::kDiv ? z3::expr(ctx_, Z3_mk_div(ctx_, a, safe))
+                              : z3::expr(ctx_, Z3_mk_mod(ctx_, a, safe));
+      }
+      case Op::kEq:
+        return truth(a == b);
+      case Op::kNe:
+        return truth(a != b);
+      case Op::kLt:
+        return truth(a < b);
+      case Op::kLe:
+        return truth(a <= b);
+      case Op::kGt:
+        return truth(a > b);
+      case Op::kGe:
+        return truth(a >= b);
+      case Op::kAnd:
+        return truth(a != 0 && b != 0);
+      case Op::kOr:
+        return truth(a != 0 || b != 0);
+      case Op::kImplies:
+        return truth(a == 0 || b != 0);
+      default:
+        throw InputError({p_.file, 0, 0}, "check: an operator it does not know");
+    }
+  }
+
+  void Finish(Path& path, std::uint32_t t, std::uint32_t target, bool failed,
+              std::vector<Outcome>& out) {
+    Sym post = path.state;
+    post.pc[t] = ctx_.int_val(target);
+    out.push_back({path.guard, std::move(post), failed});
+  }
+
+  // Evaluates `e` on the path; adds the failing branch to `out` and narrows the path to where it
+  // does not fail.
+  z3::expr Value(const Expr& e, Path& path, std::uint32_t t, std::vector<Outcome>& out) {
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    z3::expr fail = ctx_.bool_val(false);
+    z3::expr v = Eval(e, path.state, t, bound, &fail);
+    Path failing{path.guard && fail, path.state, {}};
+    Finish(failing, t, p_.error_pc, true, out);
+    path.guard = path.guard && !fail;
+    return v;
+  }
+
+  void Run(const std::vector<Instr>& ops, std::size_t index, std::uint32_t t, std::uint32_t stmt,
+           Path path, std::vector<Outcome>& out) {
+    const std::vector<Instr>* block = &ops;
+    for (;;) {
+      if (index == block->size()) {
+        if (path.frames.empty()) return Finish(path, t, p_.statements[stmt].next, false, out);
+        block = path.frames.back().first;
+        index = path.frames.back().second;
+        path.frames.pop_back();
+        continue;
+      }
+      const Instr& op = (*block)[index++];
+      switch (op.kind) {
+        case Instr::Kind::kAssign: {
+          std::vector<z3::expr> values;
+          for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
+          z3::expr negative = ctx_.bool_val(false);
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const auto& target = op.targets[i];
+            const auto& var = target.local ? p_.locals[target.var] : p_.shared[target.var];
+            if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
+          }
+          Path failing{path.guard && negative, path.state, {}};
+          Finish(failing, t, p_.error_pc, true, out);
+          path.guard = path.guard && !negative;
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const auto& target = op.targets[i];
+            (target.local ? path.state.locals[t][target.var] : path.state.shared[target.var]) =
+                values[i];
+          }
+          break;
+        }
+        case Instr::Kind::kAssume:
+          path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;
+          break;
+        case Instr::Kind::kAssert: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          Path failing{path.guard && c == 0, path.state, {}};
+          Finish(failing, t, p_.error_pc, true, out);
+          path.guard = path.guard && c != 0;
+          break;
+        }
+        case Instr::Kind::kIf: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          path.frames.emplace_back(block, index);
+          Path other = path;
+          other.guard = path.guard && c == 0;
+          Run(op.blocks[1], 0, t, stmt, other, out);
+          path.guard = path.guard && c != 0;
+          block = &op.blocks[0];
+          index = 0;
+          break;
+        }
+        case Instr::Kind::kChoice:
+          path.frames.emplace_back(block, index);
+          for (const auto& alternative : op.blocks) Run(alternative, 0, t, stmt, path, out);
+          return;
+        case Instr::Kind::kGoto:
+          return Finish(path, t, op.label, false, out);
+      }
+    }
+  }
+
+  const Program& p_;
+  std::uint32_t n_;
+  z3::context& ctx_;
+  std::vector<std::uint32_t> template_of_;
+};
+
+using Abstract = std::vector<std::uint32_t>;
+
+std::string Text(const Abstract& a) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < a.size(); ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", a[i]);
+  return out + "]";
+}
+
+// The abstraction of s from thread `view`'s point of view (the tracked locations, each predicate
+// as 0/1; the failed bit is left out: no state of S may have it).
+std::vector<z3::expr> Alpha(Encoding& enc, const predabs::AbstractionSpec& spec, const Sym& s,
+                            std::uint32_t view) {
+  std::vector<z3::expr> out;
+  for (const auto& pc : spec.pcs) out.push_back(s.pc[pc.thread.value_or(view)]);
+  for (const auto& p : spec.predicates) {
+    std::vector<z3::expr> bound(64, enc.ctx().int_val(0));
+    z3::expr ignored = enc.ctx().bool_val(false);
+    out.push_back(z3::ite(enc.Eval(*p.expr, s, view, bound, &ignored) != 0, enc.ctx().int_val(1),
+                          enc.ctx().int_val(0)));
+  }
+  return out;
+}
+
+z3::expr InSet(Encoding& enc, const std::vector<z3::expr>& alpha,
+               const std::vector<Abstract>& set) {
+  z3::expr_vector options(enc.ctx());
+  for (const Abstract& a : set) {
+    z3::expr_vector same(enc.ctx());
+    for (std::size_t i = 0; i < alpha.size(); ++i)
+      same.push_back(alpha[i] == static_cast<int>(a[i]));
+    options.push_back(z3::mk_and(same));
+  }
+  return z3::mk_or(options);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<Abstract> ReadStates(const JsonValue& doc, std::size_t width) {
+  std::vector<Abstract> set;
+  for (const JsonValue& row : doc.At("abstract_states").items) {
+    if (row.items.size() != width + 1 || row.items.back().AsUInt() != 0) {
+      throw InputError(row.where,
+                       "an abstract state is the tracked locations, the predicates "
+                       "and a failed bit of 0");
+    }
+    Abstract a;
+    for (std::size_t i = 0; i < width; ++i) a.push_back(row.items[i].AsUInt());
+    set.push_back(std::move(a));
+  }
+  return set;
+}
+
+// The solver queries of one check: each must be unsatisfiable.
+class Queries {
+ public:
+  Queries(const Program& program, const predabs::AbstractionSpec& spec, std::vector<Abstract> set,
+          std::uint32_t n)
+      : program_(program), spec_(spec), set_(std::move(set)), enc_(program, n, ctx_) {
+    z3::params params(ctx_);
+    params.set("timeout", 20000U);
+    solver_.set(params);
+  }
+
+  // "" when the initial state's abstraction is in S, else why not.
+  std::string Initial() {
+    const Sym s0 = enc_.Fresh("i_");
+    z3::expr_vector init(ctx_);
+    for (std::size_t v = 0; v < program_.shared.size(); ++v) {
+      init.push_back(s0.shared[v] == ctx_.int_val(program_.shared[v].init.str().c_str()));
+    }
+    for (std::uint32_t t = 0; t < enc_.n(); ++t) {
+      init.push_back(s0.pc[t] == static_cast<int>(program_.templates[enc_.TemplateOf(t)].first));
+      for (std::size_t v = 0; v < program_.locals.size(); ++v) {
+        init.push_back(s0.locals[t][v] == ctx_.int_val(program_.locals[v].init.str().c_str()));
+      }
+    }
+    const z3::check_result r =
+        Decide(z3::mk_and(init) && !InSet(enc_, Alpha(enc_, spec_, s0, 0), set_));
+    if (r == z3::unsat) return "";
+    return r == z3::sat ? "the initial state's abstraction is not in the set"
+                        : "the solver could not decide it";
+  }
+
+  // "" when S is closed (see the header), else the first state and statement that is not; counts
+  // the queries in *queries.
+  std::string Closure(std::uint64_t* queries) {
+    const Sym s = enc_.Fresh("s_");
+    z3::expr_vector pre(ctx_);
+    pre.push_back(enc_.WellFormed(s));
+    if (program_.symmetric && spec_.symmetric) {
+      for (std::uint32_t k = 1; k < enc_.n(); ++k) {
+        pre.push_back(InSet(enc_, Alpha(enc_, spec_, s, k), set_));
+      }
+    }
+    solver_.add(z3::mk_and(pre));
+    const std::vector<z3::expr> alpha = Alpha(enc_, spec_, s, 0);
+    for (std::uint32_t t = 0; t < enc_.n(); ++t) {
+      const auto& tt = program_.templates[enc_.TemplateOf(t)];
+      for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+        z3::expr_vector escapes(ctx_);
+        for (const auto& o : enc_.Execute(t, stmt, s)) {
+          escapes.push_back(
+              o.guard &&
+              (o.failed ? ctx_.bool_val(true) : !InSet(enc_, Alpha(enc_, spec_, o.post, 0), set_)));
+        }
+        for (const Abstract& a : set_) {
+          z3::expr_vector here(ctx_);
+          for (std::size_t i = 0; i < a.size(); ++i) {
+            here.push_back(alpha[i] == static_cast<int>(a[i]));
+          }
+          ++*queries;
+          const z3::check_result r =
+              Decide(z3::mk_and(here) && s.pc[t] == static_cast<int>(stmt) && z3::mk_or(escapes));
+          if (r == z3::unsat) continue;
+          return fmt::format("{} under thread {} executing {}: {}", Text(a), t,
+                             program_.statements[stmt].label,
+                             r == z3::sat ? "a successor fails or leaves the set"
+                                          : "the solver could not decide it");
+        }
+      }
+    }
+    return "";
+  }
+
+ private:
+  z3::check_result Decide(const z3::expr& query) {
+    solver_.push();
+    solver_.add(query);
+    const z3::check_result r = solver_.check();
+    solver_.pop();
+    return r;
+  }
+
+  const Program& program_;
+  const predabs::AbstractionSpec& spec_;
+  std::vector<Abstract> set_;
+  z3::context ctx_;
+  z3::solver solver_{ctx_};
+  Encoding enc_;
+};
+
+}  // namespace
+
+CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
+                                const std::string& source, const std::string& file) {
+  const JsonValue& doc = certificate;
+  CheckResult r;
+  const auto fail = [&](std::string what, std::string example) {
+    r.failed = std::move(what);
+    r.example = std::move(example);
+    return r;
+  };
+  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != "drb predicates") {
+    throw InputError(doc.where, "not a version 1 .drb certificate");
+  }
+  const std::uint32_t n = doc.At("threads").AsUInt();
+  const Program program =
+      predabs::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
+  if (program.abstractions.empty() || n == 0 || n > 64 ||
+      (program.templates.size() > 1 && n != program.NumThreads())) {
+    throw InputError(doc.At("threads").where,
+                     "no abstraction, or a thread count the model does "
+                     "not have");
+  }
+  const predabs::AbstractionSpec& spec = program.abstractions.back();
+  std::vector<Abstract> set = ReadStates(doc, spec.pcs.size() + spec.predicates.size());
+  if (doc.At("digest").AsString() != digest) {
+    return fail("digest", "the model is not the one certified");
+  }
+  r.passed.emplace_back("digest");
+  Queries queries(program, spec, std::move(set), n);
+  if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
+  r.passed.emplace_back("initial");
+  r.passed.emplace_back("property (no state of the set has failed)");
+  std::uint64_t count = 0;
+  if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);
+  r.passed.emplace_back(fmt::format("closure ({} queries)", count));
+  r.valid = true;
+  return r;
+}
+
+}  // namespace druba::check

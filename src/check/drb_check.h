@@ -1,0 +1,19 @@
+// `druba check` for `.drb` certificates (docs/certificates.md): the abstraction block, the thread
+// count and the abstract states S of a `safe` at one thread count. The checker parses the model
+// with the abstraction (the shared reader, src/predabs/parser*) and decides every condition with
+// an SMT encoding of its own (threads unrolled, quantifiers expanded), so that a defect in the
+// main encoder (src/predabs/encoder.cc) cannot hide behind itself.
+#pragma once
+
+#include <string>
+
+#include "check/cpds_check.h"
+#include "common/json_reader.h"
+
+namespace druba::check {
+
+// Throws InputError for a malformed certificate. `source` is the model's text.
+CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
+                                const std::string& source, const std::string& file);
+
+}  // namespace druba::check
