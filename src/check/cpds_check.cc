@@ -250,13 +250,9 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   const JsonValue& doc = certificate;
   CheckResult r;
   const auto fail = [&](std::string what, std::string example) {
-    r.failed = std::move(what);
-    r.example = std::move(example);
-    return r;
+    return Invalid(std::move(r), std::move(what), std::move(example));
   };
-  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != "cpds top-k") {
-    throw InputError(doc.where, "not a version 1 CPDS certificate");
-  }
+  ExpectKind(doc, "cpds top-k");
   const auto n = static_cast<std::uint32_t>(cpds.threads.size());
   if (doc.At("threads").AsUInt() != n) {
     throw InputError(doc.At("threads").where, "the certificate is for another thread count");

@@ -6,8 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/diagnostics.h"
 #include "common/json_reader.h"
 #include "cpds/cpds.h"
 
@@ -19,6 +21,20 @@ struct CheckResult {
   std::string failed;               // the condition that failed (empty when valid)
   std::string example;              // an instance of the failure
 };
+
+// `r` with `condition` failed, and an instance of the failure.
+inline CheckResult Invalid(CheckResult r, std::string condition, std::string example) {
+  r.failed = std::move(condition);
+  r.example = std::move(example);
+  return r;
+}
+
+// Throws InputError unless `doc` is a version 1 certificate of `kind`.
+inline void ExpectKind(const JsonValue& doc, const std::string& kind) {
+  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != kind) {
+    throw InputError(doc.where, "not a version 1 certificate of kind '" + kind + "'");
+  }
+}
 
 // Checks `certificate` (parsed JSON) against the model. `digest` is ContentDigest of the model's
 // texts as `druba verify` computed it. Throws InputError for a malformed certificate.

@@ -435,13 +435,9 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   const JsonValue& doc = certificate;
   CheckResult r;
   const auto fail = [&](std::string what, std::string example) {
-    r.failed = std::move(what);
-    r.example = std::move(example);
-    return r;
+    return Invalid(std::move(r), std::move(what), std::move(example));
   };
-  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != "drb predicates") {
-    throw InputError(doc.where, "not a version 1 .drb certificate");
-  }
+  ExpectKind(doc, "drb predicates");
   const std::uint32_t n = doc.At("threads").AsUInt();
   const Program program =
       predabs::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
