@@ -146,12 +146,66 @@ void Parser::ParseAbstraction() {
 
 // ---- after parsing ----
 
+void Parser::SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& places) {
+  // pc[e] == L  becomes  pc[e] == L1 || pc[e] == L2 ...  (!=: && of !=): a thread can only be at
+  // its own template's statements, so this is "at L in its own template".
+  const Expr::Op op = comparison.op;
+  const auto compare = [&](std::uint32_t place) {
+    auto e = std::make_unique<Expr>();
+    e->kind = Expr::Kind::kBinary;
+    e->op = op;
+    e->sort = Sort::kBool;
+    e->where = comparison.where;
+    e->args.push_back(Clone(*comparison.args[0]));
+    auto label = std::make_unique<Expr>();
+    label->kind = Expr::Kind::kLabel;
+    label->sort = Sort::kPc;
+    label->value = place;
+    label->where = comparison.args[1]->where;
+    e->args.push_back(std::move(label));
+    e->height = 1 + e->args[0]->height;
+    return e;
+  };
+  ExprPtr joined = compare(places.back());
+  for (std::size_t i = places.size() - 1; i-- > 0;) {
+    auto both = std::make_unique<Expr>();
+    both->kind = Expr::Kind::kBinary;
+    both->op = op == Expr::Op::kEq ? Expr::Op::kOr : Expr::Op::kAnd;
+    both->sort = Sort::kBool;
+    both->where = comparison.where;
+    ExprPtr one = compare(places[i]);
+    both->height = 1 + std::max(one->height, joined->height);
+    both->args.push_back(std::move(one));
+    both->args.push_back(std::move(joined));
+    joined = std::move(both);
+  }
+  const std::uint32_t height = joined->height;
+  comparison = std::move(*joined);
+  comparison.height = height;
+}
+
+ExprPtr Parser::Clone(const Expr& e) {
+  auto out = std::make_unique<Expr>();
+  out->kind = e.kind;
+  out->op = e.op;
+  out->sort = e.sort;
+  out->exclude_self = e.exclude_self;
+  out->var = e.var;
+  out->value = e.value;
+  out->where = e.where;
+  out->height = e.height;
+  for (const ExprPtr& arg : e.args) out->args.push_back(Clone(*arg));
+  return out;
+}
+
 void Parser::Finish() {
   const auto num_statements = static_cast<std::uint32_t>(program_.statements.size());
   for (std::uint32_t t = 0; t < program_.templates.size(); ++t) {
     ThreadTemplate& tt = program_.templates[t];
     tt.end_pc = num_statements + t;
-    program_.statements[tt.first + tt.size - 1].next = tt.end_pc;
+    if (!fixed_next_.contains(tt.first + tt.size - 1)) {
+      program_.statements[tt.first + tt.size - 1].next = tt.end_pc;
+    }
     std::function<void(Instr&)> patch = [&](Instr& op) {
       if (op.kind == Instr::Kind::kGoto && op.label == kEndMarker) op.label = tt.end_pc;
       for (auto& block : op.blocks) {
@@ -164,22 +218,17 @@ void Parser::Finish() {
   }
   program_.error_pc = num_statements + static_cast<std::uint32_t>(program_.templates.size());
   for (auto& [expr, name] : pending_labels_) {
-    std::optional<std::uint32_t> found;
+    std::vector<std::uint32_t> found;  // one per template that has the label
     for (std::uint32_t t = 0; t < template_labels_.size(); ++t) {
-      std::optional<std::uint32_t> here;
       if (name == "end") {
-        here = program_.templates[t].end_pc;
+        found.push_back(program_.templates[t].end_pc);
       } else if (const auto it = template_labels_[t].find(name); it != template_labels_[t].end()) {
-        here = it->second;
+        found.push_back(it->second);
       }
-      if (here && found) {
-        throw InputError(expr->where,
-                         "the label '" + name + "' exists in several threads; it must be unique");
-      }
-      if (here) found = here;
     }
-    if (!found) throw InputError(expr->where, "no statement has the label '" + name + "'");
-    expr->value = *found;
+    if (found.empty()) throw InputError(expr->where, "no statement has the label '" + name + "'");
+    expr->value = found[0];
+    if (found.size() > 1) SplitLabel(*label_comparison_.at(expr), found);
   }
   program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_;
 }

@@ -138,7 +138,10 @@ ExprPtr Parser::ParseComparison() {
     if (lhs->sort == Sort::kPc && op != Expr::Op::kEq && op != Expr::Op::kNe) {
       Fail(at, "a program counter can only be compared with '==' or '!='");
     }
-    return Binary(op, std::move(lhs), std::move(rhs), at);
+    const Expr* label = lhs->sort == Sort::kPc ? rhs.get() : nullptr;
+    ExprPtr comparison = Binary(op, std::move(lhs), std::move(rhs), at);
+    if (label != nullptr) label_comparison_[label] = comparison.get();
+    return comparison;
   }
   if (lhs->sort == Sort::kPc) Fail(Cur(), "compare 'pc' with a label, e.g. 'pc == 2'");
   return lhs;

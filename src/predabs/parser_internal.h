@@ -121,7 +121,15 @@ class Parser {
 
   void ResolveGotos(Instr& op);
 
-  void ParseStatement(std::uint32_t template_index);
+  // Parses one statement (a `while c do { ... }` with its body: several); returns whether it was
+  // such a loop.
+  bool ParseStatement(std::uint32_t template_index);
+  // The body of `while c do { ... }` whose test is statement `test`: its statements, the last one
+  // (unless a loop) going back to the test; then the test's way out.
+  void ParseLoopBody(std::uint32_t template_index, std::uint32_t test);
+  // `await c` (assume c), `lock(x)` (atomic { assume !x; x := true }), `unlock(x)` (x := false),
+  // when `t` starts one; false otherwise.
+  bool ParseSugar(const Token& t, Instr& op);
 
   static std::string CollapseSpace(std::string_view in);
 
@@ -189,6 +197,8 @@ class Parser {
 
   // ---- after parsing ----
   void Finish();
+  void SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& places);
+  static ExprPtr Clone(const Expr& e);
 
   static constexpr std::uint32_t kPendingBase = 0x80000000U;
   static constexpr std::uint32_t kEndMarker = 0x7FFFFFFFU;
@@ -203,6 +213,14 @@ class Parser {
   std::vector<absl::flat_hash_map<std::string, std::uint32_t>> template_labels_;
   std::vector<PendingGoto> pending_gotos_;
   std::vector<std::pair<Expr*, std::string>> pending_labels_;
+  // The comparison `pc... == L` (or !=) each label of pending_labels_ stands in: a label several
+  // templates have means "at L in its own template", the comparison with each.
+  absl::flat_hash_map<const Expr*, Expr*> label_comparison_;
+  // Statements whose `next` is not the following one (the last of a loop body goes back to the
+  // loop's test), and where control goes when the current block of statements ends (a loop body:
+  // its test; the thread: end).
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> fixed_next_;
+  std::vector<std::uint32_t> block_exits_;
   std::vector<std::pair<std::string, std::uint32_t>> bound_;
   // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
   // abstraction's being parsed.

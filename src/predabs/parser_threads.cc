@@ -20,6 +20,7 @@ void Parser::ParseThread() {
   Expect("{");
   labels_.clear();
   pending_gotos_.clear();
+  block_exits_ = {kEndMarker};
   while (!Accept("}")) {
     if (AtEnd()) Fail(Cur(), "the thread's '{' is not closed");
     ParseStatement(template_index);
@@ -27,7 +28,9 @@ void Parser::ParseThread() {
   t.size = static_cast<std::uint32_t>(program_.statements.size()) - t.first;
   if (t.size == 0) Fail(kw, "thread '" + t.name + "' has no statement");
   for (std::uint32_t i = t.first; i < t.first + t.size; ++i) {
-    program_.statements[i].next = i + 1;  // the last one's is patched in Finish()
+    // The last one's is patched in Finish(), unless it goes back to a loop's test.
+    const auto fixed = fixed_next_.find(i);
+    program_.statements[i].next = fixed != fixed_next_.end() ? fixed->second : i + 1;
     for (Instr& op : program_.statements[i].body) ResolveGotos(op);
   }
   template_labels_.push_back(labels_);
@@ -52,7 +55,7 @@ void Parser::ResolveGotos(Instr& op) {
   }
 }
 
-void Parser::ParseStatement(std::uint32_t template_index) {
+bool Parser::ParseStatement(std::uint32_t template_index) {
   Statement s;
   s.thread_template = template_index;
   const Token& first = Cur();
@@ -81,10 +84,20 @@ void Parser::ParseStatement(std::uint32_t template_index) {
     op.where = Where(kw);
     op.exprs.push_back(ParseBoolExpr());
     Expect("do");
-    Instr stay;
+    op.blocks.resize(2);
+    if (Peek("{")) {  // a loop with a body: the test goes into it, or out (patched after it)
+      Instr out;
+      out.kind = Instr::Kind::kGoto;
+      op.blocks[1].push_back(std::move(out));
+      s.body.push_back(std::move(op));
+      s.text = CollapseSpace(text_.substr(text_begin, Cur().begin - text_begin));
+      program_.statements.push_back(std::move(s));
+      ParseLoopBody(template_index, index);
+      return true;
+    }
+    Instr stay;  // a busy wait
     stay.kind = Instr::Kind::kGoto;
     stay.label = index;
-    op.blocks.resize(2);
     op.blocks[0].push_back(std::move(stay));
     s.body.push_back(std::move(op));
     Expect(";");
@@ -95,6 +108,28 @@ void Parser::ParseStatement(std::uint32_t template_index) {
   const std::size_t text_end = tokens_[pos_ - 1].end;
   s.text = CollapseSpace(text_.substr(text_begin, text_end - text_begin));
   program_.statements.push_back(std::move(s));
+  return false;
+}
+
+void Parser::ParseLoopBody(std::uint32_t template_index, std::uint32_t test) {
+  const Nest nest(*this);
+  const Token& open = Expect("{");
+  block_exits_.push_back(test);
+  std::uint32_t last = test;
+  bool last_is_loop = false;
+  while (!Accept("}")) {
+    if (AtEnd()) Fail(open, "the loop's '{' is not closed");
+    last = static_cast<std::uint32_t>(program_.statements.size());
+    last_is_loop = ParseStatement(template_index);
+  }
+  block_exits_.pop_back();
+  if (last == test) Fail(open, "a loop body needs a statement (a busy wait is `while c do;`)");
+  if (!last_is_loop) fixed_next_[last] = test;  // back to the test
+  // The way out: the next statement of the enclosing block, or where that block ends.
+  Instr& out = program_.statements[test].body[0].blocks[1][0];
+  out.label =
+      Peek("}") ? block_exits_.back() : static_cast<std::uint32_t>(program_.statements.size());
+  Accept(";");
 }
 
 std::string Parser::CollapseSpace(std::string_view in) {
@@ -136,6 +171,9 @@ Instr Parser::ParseInstr() {
   const Token& t = Cur();
   Instr op;
   op.where = Where(t);
+  if (ParseSugar(t, op)) {
+    return op;
+  }
   if (Accept("skip")) {
     op.kind = Instr::Kind::kAssume;
     op.exprs.push_back(MakeBool(true, op.where));
@@ -176,6 +214,54 @@ Instr Parser::ParseInstr() {
     Fail(t, "expected a statement" + Found());
   }
   return op;
+}
+
+bool Parser::ParseSugar(const Token& t, Instr& op) {
+  if (t.kind != Token::Kind::kIdent) return false;
+  if (t.text == "await" && !PeekAt(1, ":=") && !PeekAt(1, ",")) {
+    ++pos_;
+    op.kind = Instr::Kind::kAssume;
+    op.exprs.push_back(ParseBoolExpr());
+    return true;
+  }
+  if ((t.text != "lock" && t.text != "unlock") || !PeekAt(1, "(")) return false;
+  pos_ += 2;
+  const Token& name = ExpectIdent("a shared Boolean variable");
+  const auto ref = FindVar(name.text);
+  if (!ref || ref->local || program_.shared[ref->index].type != Type::kBool) {
+    Fail(name,
+         t.text + "(x) needs a shared Boolean variable x (declared `shared bool x = false;`)");
+  }
+  Expect(")");
+  const auto value = [&](bool v) { return MakeBool(v, Where(t)); };
+  Instr set;
+  set.kind = Instr::Kind::kAssign;
+  set.where = Where(t);
+  set.targets.push_back({false, ref->index});
+  set.exprs.push_back(value(t.text == "lock"));
+  if (t.text == "unlock") {
+    op = std::move(set);
+    return true;
+  }
+  // lock(x): one atomic step that waits until x is false and sets it.
+  op.kind = Instr::Kind::kIf;  // if !x then { x := true } else { assume false }
+  auto free = std::make_unique<Expr>();
+  free->kind = Expr::Kind::kUnary;
+  free->op = Expr::Op::kNot;
+  free->sort = Sort::kBool;
+  free->where = Where(name);
+  free->args.push_back(CloneShared(ref->index, Where(name)));
+  free->args[0]->sort = Sort::kBool;
+  free->height = 2;
+  op.exprs.push_back(std::move(free));
+  op.blocks.resize(2);
+  op.blocks[0].push_back(std::move(set));
+  Instr block;
+  block.kind = Instr::Kind::kAssume;
+  block.where = Where(t);
+  block.exprs.push_back(value(false));
+  op.blocks[1].push_back(std::move(block));
+  return true;
 }
 
 void Parser::ParseAssignments(Instr& op) {

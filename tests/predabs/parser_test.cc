@@ -106,11 +106,53 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { x := 1; } abstraction a { predicate x + 1; }",
        "m.drb:1:62: error: expected a Boolean expression"},
       {"shared int x; thread T { x := 12abc; }", "m.drb:1:33: error: a number runs into a name"},
-      {"shared int x; thread A { a: x := 1; } thread B { a: x := 2; }\n"
-       "abstraction s { predicate pc[0] == a; }",
-       "m.drb:2:36: error: the label 'a' exists in several threads; it must be unique"},
+      {"shared int x; thread T { w: while x < 2 do { } }",
+       "m.drb:1:44: error: a loop body needs a statement (a busy wait is `while c do;`)"},
+      {"shared int x; thread T { w: while x < 2 do { x := x + 1; ",
+       "m.drb:1:44: error: the loop's '{' is not closed"},
+      {"shared int x; thread T { lock(x); }",
+       "m.drb:1:31: error: lock(x) needs a shared Boolean variable x (declared `shared bool x = "
+       "false;`)"},
   };
   for (const auto& c : cases) EXPECT_EQ(ErrorOf(c.text), c.error) << c.text;
+}
+
+// `while c do { ... }`: the test goes into the body or past it; the body's last statement goes
+// back to the test; an inner loop that ends its outer body leaves to the outer test.
+TEST(DrbParserTest, LoopsWithBodies) {
+  const Program p = ParseProgram(
+      "shared int x = 0; local int i; local int j;\n"
+      "thread T {\n"
+      "  o: while i < 2 do {\n"
+      "    b: i := i + 1, j := 0;\n"
+      "    n: while j < 2 do { s: x := x + 1, j := j + 1; }\n"
+      "  }\n"
+      "  d: assert x == 4;\n"
+      "}\n",
+      "m.drb");
+  ASSERT_EQ(p.statements.size(), 5U);  // o b n s d
+  const auto out = [&](std::uint32_t stmt) {
+    return p.statements[stmt].body[0].blocks[1][0].label;
+  };
+  EXPECT_EQ(p.statements[0].next, 1U);  // o: into the body
+  EXPECT_EQ(out(0), 4U);                // o: past it, to d
+  EXPECT_EQ(p.statements[2].next, 3U);  // n: into its body
+  EXPECT_EQ(out(2), 0U);                // n ends o's body: back to o
+  EXPECT_EQ(p.statements[3].next, 2U);  // s: back to n
+  EXPECT_EQ(p.statements[1].next, 2U);  // b: on to n
+}
+
+// A label several templates have means "at that label in its own template".
+TEST(DrbParserTest, LabelsSharedByTemplates) {
+  const Program p = ParseProgram(
+      "shared int x; thread A { a: x := 1; } thread B { a: x := 2; }\n"
+      "abstraction s { predicate pc[1] == a; predicate pc[0] != end; }",
+      "m.drb");
+  const Expr& at = *p.abstractions[0].predicates[0].expr;
+  ASSERT_EQ(at.kind, Expr::Kind::kBinary);
+  EXPECT_EQ(at.op, Expr::Op::kOr);  // pc[1] == a (of A) || pc[1] == a (of B)
+  EXPECT_EQ(ExprToString(p, at), "((pc[1] == a) || (pc[1] == a))");
+  EXPECT_EQ(p.abstractions[0].predicates[1].expr->op, Expr::Op::kAnd);
 }
 
 }  // namespace
