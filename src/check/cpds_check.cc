@@ -73,11 +73,13 @@ Claims Read(const JsonValue& doc, std::uint32_t n) {
   }
   for (const JsonValue& row : doc.At("below_top").items) {
     if (row.items.size() != 4) throw InputError(row.where, "a below_top row is [t, g, x, y]");
+    if (row.items[0].AsUInt() >= n) throw InputError(row.where, "no such thread");
     c.top[{row.items[0].AsUInt(), row.items[1].AsUInt(), row.items[2].AsUInt()}].insert(
         WordOf(row.items[3]));
   }
   for (const JsonValue& row : doc.At("below_deep").items) {
     if (row.items.size() != 3) throw InputError(row.where, "a below_deep row is [t, u, v]");
+    if (row.items[0].AsUInt() >= n) throw InputError(row.where, "no such thread");
     c.deep[{row.items[0].AsUInt(), row.items[1].AsUInt()}].insert(WordOf(row.items[2]));
   }
   return c;

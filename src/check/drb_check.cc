@@ -441,6 +441,18 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   const std::uint32_t n = doc.At("threads").AsUInt();
   const Program program =
       predabs::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
+  // The block must add one abstraction and nothing else (no thread, variable or declaration).
+  const Program model = predabs::ParseProgram(source, file);
+  if (program.abstractions.size() != model.abstractions.size() + 1 ||
+      program.statements.size() != model.statements.size() ||
+      program.templates.size() != model.templates.size() ||
+      program.shared.size() != model.shared.size() ||
+      program.locals.size() != model.locals.size() ||
+      program.check_deadlock != model.check_deadlock) {
+    throw InputError(
+        doc.At("abstraction").where,
+        "the abstraction must be one `abstraction NAME { ... }` block and nothing else");
+  }
   if (program.abstractions.empty() || n == 0 || n > 64 ||
       (program.templates.size() > 1 && n != program.NumThreads())) {
     throw InputError(doc.At("threads").where,
