@@ -66,6 +66,25 @@ void Parser::ParseDeclaration() {
     const Token& name = ExpectIdent("a variable name");
     if (FindVar(name.text)) Fail(name, "'" + name.text + "' is declared twice");
     Variable v{name.text, type, 0, Where(name)};
+    // `shared T a[threads]`: one entry per thread, which only that thread writes (a[self]) and
+    // every thread reads (a[i]): a local with a copy per thread, under another name.
+    bool per_thread = false;
+    if (Accept("[")) {
+      if (!shared) {
+        Fail(tokens_[pos_ - 1],
+             "local arrays are not supported; an array with one entry per "
+             "thread is declared `shared " +
+                 name.text + "[threads]`");
+      }
+      if (!Peek("threads")) {
+        Fail(Cur(), "an array's size is `threads` (one entry per thread, e.g. `shared bool " +
+                        name.text +
+                        "[threads] = false;`); arrays of a fixed size are not supported yet");
+      }
+      ++pos_;
+      Expect("]");
+      per_thread = true;
+    }
     if (Accept("=")) {
       const Token& at = Cur();
       if (type == Type::kBool) {
@@ -81,7 +100,7 @@ void Parser::ParseDeclaration() {
         if (type == Type::kNat && v.init < 0) Fail(at, "a nat cannot start negative");
       }
     }
-    (shared ? program_.shared : program_.locals).push_back(std::move(v));
+    (shared && !per_thread ? program_.shared : program_.locals).push_back(std::move(v));
   } while (Accept(","));
   Expect(";");
 }

@@ -236,16 +236,13 @@ void Parser::ParseBinder(Expr& e) {
 }
 
 ExprPtr Parser::ThreadIndex() {
-  const Token& at = Cur();
+  if (Peek("self") && PeekAt(1, "]")) {  // the thread's own copy: no index, still symmetric
+    pos_ += 2;
+    return nullptr;
+  }
   ExprPtr index = ParseIntExpr();
   Expect("]");
-  if (index->kind != Expr::Kind::kBound) {
-    *asymmetric_ = true;
-    if (index->kind != Expr::Kind::kNumber && index->kind != Expr::Kind::kSelf &&
-        index->kind != Expr::Kind::kBinary) {
-      Fail(at, "a thread index must be a number, 'self', a bound thread variable or arithmetic");
-    }
-  }
+  if (index->kind != Expr::Kind::kBound) *asymmetric_ = true;
   return index;
 }
 
@@ -273,7 +270,9 @@ ExprPtr Parser::ParsePrimary() {
   if (Accept("pc")) {
     e->kind = Expr::Kind::kPc;
     e->sort = Sort::kPc;
-    if (Accept("[")) e->args.push_back(ThreadIndex());
+    if (Accept("[")) {
+      if (ExprPtr index = ThreadIndex()) e->args.push_back(std::move(index));
+    }
     return e;
   }
   if (Accept("count")) {
@@ -306,7 +305,7 @@ ExprPtr Parser::ParsePrimary() {
   e->sort = var.type == Type::kBool ? Sort::kBool : Sort::kInt;
   if (Accept("[")) {
     if (!ref->local) Fail(t, "'" + t.text + "' is shared; only locals have a copy per thread");
-    e->args.push_back(ThreadIndex());
+    if (ExprPtr index = ThreadIndex()) e->args.push_back(std::move(index));
   }
   return e;
 }

@@ -270,7 +270,14 @@ void Parser::ParseAssignments(Instr& op) {
     const Token& name = ExpectIdent("a variable to assign");
     const auto ref = FindVar(name.text);
     if (!ref) Fail(name, "unknown variable '" + name.text + "'");
-    if (Peek("[")) Fail(Cur(), "a thread may assign only its own locals and shared variables");
+    if (Peek("[") && PeekAt(1, "self") && PeekAt(2, "]")) {
+      pos_ += 3;  // a[self]: the thread's own entry
+    } else if (Peek("[")) {
+      Fail(Cur(),
+           "a thread may assign only its own locals and shared variables, and its own "
+           "entry of a per-thread array (`" +
+               name.text + "[self]`)");
+    }
     for (const Instr::Target& other : op.targets) {
       if (other.local == ref->local && other.var == ref->index) {
         Fail(name, "'" + name.text + "' is assigned twice in one statement");

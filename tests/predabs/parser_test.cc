@@ -81,7 +81,14 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { x := 1 }", "m.drb:1:33: error: expected ';' but found '}'"},
       {"shared int x; thread T { x := 1; ", "m.drb:1:34: error: the thread's '{' is not closed"},
       {"local int l; thread T { l[0] := 1; }",
-       "m.drb:1:26: error: a thread may assign only its own locals and shared variables"},
+       "m.drb:1:26: error: a thread may assign only its own locals and shared variables, and its "
+       "own entry of a per-thread array (`l[self]`)"},
+      {"local int a[threads];",
+       "m.drb:1:12: error: local arrays are not supported; an array with one entry per thread "
+       "is declared `shared T a[threads]`"},
+      {"shared int a[3];",
+       "m.drb:1:14: error: an array's size is `threads` (one entry per thread, e.g. `shared bool "
+       "a[threads] = false;`); arrays of a fixed size are not supported yet"},
       {"shared int x; thread T { assume pc < 2; }",
        "m.drb:1:36: error: a program counter can only be compared with '==' or '!='"},
       {"shared int x; thread T { assume pc == nolabel; }",
@@ -140,6 +147,19 @@ TEST(DrbParserTest, LoopsWithBodies) {
   EXPECT_EQ(out(2), 0U);                // n ends o's body: back to o
   EXPECT_EQ(p.statements[3].next, 2U);  // s: back to n
   EXPECT_EQ(p.statements[1].next, 2U);  // b: on to n
+}
+
+// `shared T a[threads]`: a[self] is the thread's own entry (and keeps the program symmetric),
+// a[i] another thread's.
+TEST(DrbParserTest, PerThreadArrays) {
+  const Program p = ParseProgram(
+      "shared bool flag[threads] = false;\n"
+      "thread T * 3 { a: flag[self] := true; b: await forall j != self: !flag[j]; }\n",
+      "m.drb");
+  ASSERT_EQ(p.locals.size(), 1U);
+  EXPECT_TRUE(p.shared.empty());
+  EXPECT_TRUE(p.symmetric);
+  EXPECT_EQ(p.statements[0].body[0].targets[0].local, true);
 }
 
 // A label several templates have means "at that label in its own template".
