@@ -73,7 +73,7 @@ void Parser::ParseDeclaration() {
       if (!shared) {
         Fail(tokens_[pos_ - 1],
              "local arrays are not supported; an array with one entry per "
-             "thread is declared `shared " +
+             "thread is declared `shared T " +
                  name.text + "[threads]`");
       }
       if (!Peek("threads")) {
