@@ -120,11 +120,27 @@ class PlateauDriver {
     if (mode_ == Mode::kDruba && exhaust_share_ > 0 && ExhaustedNow(result)) {
       return Finish(result, clock);
     }
-    if (concrete_) {  // only exhaustion proves a property the abstraction does not decide
+    if (concrete_) {  // only exhaustion, or a proof over the abstract set, proves it
+      std::string why = " is checked on explored states only, so only exhaustion proves it";
+      if (concrete_proof_ && mode_ == Mode::kDruba) {
+        // Where Thm. 7 holds, every reachable state is admitted by a reached abstract state.
+        result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
+        const std::string no = result.closure_failure ? "" : concrete_proof_(tracker_->set());
+        if (!result.closure_failure && no.empty()) {
+          result.verdict = Verdict::kSafe;
+          result.proof = Proof::kPlateau;
+          result.reason = "1 round raise and " + std::to_string(n - 1) +
+                          " delay raises added no abstract state, the set is closed under the "
+                          "disrespecting actions (Thm. 7), and no state it admits violates " +
+                          concrete_what_;
+          return Finish(result, clock);
+        }
+        why = result.closure_failure ? ": the reached abstract states are not closed under a "
+                                       "disrespecting action, and only exhaustion proves it"
+                                     : ": " + no + ", and only exhaustion proves it";
+      }
       result.verdict = Verdict::kUnknown;
-      result.reason = concrete_what_ +
-                      " is checked on explored states only, so only exhaustion "
-                      "proves it";
+      result.reason = concrete_what_ + why;
       if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
       return Finish(result, clock);
     }
@@ -272,6 +288,12 @@ class PlateauDriver {
     concrete_ = std::move(violates);
     concrete_what_ = std::move(what);
     tracker_->CheckConcrete(concrete_);
+  }
+  // With CheckConcrete: where the plateau proof holds (Thm. 7: every reachable state is admitted
+  // by a reached abstract state), `prove(set)` may show that no state the set admits violates the
+  // property; it returns "" when it does, else why not (and Verify goes on towards exhaustion).
+  void ProveConcreteBy(std::function<std::string(const StateStore&)> prove) {
+    concrete_proof_ = std::move(prove);
   }
 
   // After a failed closure test, Verify goes on towards exhaustion for at most `share` times the
@@ -566,7 +588,8 @@ class PlateauDriver {
   double exhaust_share_ = 4;               // after a failed closure test (SetExhaustBudget)
   std::uint64_t exhaust_floor_ = kExhaustFloor;
   bool exhausting_ = false;
-  std::function<bool(StateView)> concrete_;  // CheckConcrete
+  std::function<bool(StateView)> concrete_;                       // CheckConcrete
+  std::function<std::string(const StateStore&)> concrete_proof_;  // ProveConcreteBy
   std::string concrete_what_;
 };
 

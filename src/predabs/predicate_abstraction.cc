@@ -112,6 +112,38 @@ class Checker {
     return r;
   }
 
+  // Whether a well-formed state with the abstraction `abstract` (every thread's view in `reached`
+  // for a symmetric program) has every thread blocked and some thread unfinished (fixed counts).
+  SatResult Deadlock(StateView abstract, const StateStore& reached) {
+    phase_ = "deadlock in " + DescribeAbstract(program_, spec_, abstract);
+    std::vector<Term> k;
+    const ThreadCount count = Count(k);
+    const SymState pre = enc_.FreshState("s", count);
+    k.push_back(enc_.WellFormed(pre, count));
+    k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
+    AssumeViews(pre, count, reached, k);
+    std::vector<Term> unfinished;
+    std::uint32_t thread = 0;
+    for (const ThreadTemplate& t : program_.templates) {
+      const std::uint32_t copies = program_.templates.size() == 1 ? *fixed_ : t.count;
+      for (std::uint32_t c = 0; c < copies; ++c, ++thread) {
+        const Term actor = enc_.ThreadNumber(count, thread);
+        const Term pc = s_.Select(pre.pc, actor);
+        for (std::uint32_t stmt = t.first; stmt < t.first + t.size; ++stmt) {
+          const Term here = s_.Eq(pc, s_.Num(stmt));
+          k.push_back(s_.Implies(here, s_.Not(enc_.Enabled(stmt, actor, pre, count))));
+          if (!program_.statements[stmt].label.starts_with("end")) unfinished.push_back(here);
+        }
+      }
+    }
+    k.push_back(s_.Or(unfinished));
+    s_.Push();
+    for (const Term t : k) s_.Assert(t);
+    const SatResult r = Timed([&] { return s_.Check(); });
+    s_.Pop();
+    return r;
+  }
+
   bool InitialStates(std::vector<std::vector<Word>>* out, std::string* why) {
     std::vector<Term> constraints;
     const ThreadCount count = Count(constraints);
@@ -399,6 +431,20 @@ void PredicateAbstraction::SuccessorsInto(const ActionClass& c, StateView abstra
                                           std::string* undecided) const {
   Classes();
   checker_->Enumerate(c, abstract, &reached, out, undecided);
+}
+
+std::string PredicateAbstraction::DeadlockFree(const StateStore& set) const {
+  Classes();  // makes the checker
+  for (std::uint32_t id = 0; id < set.size(); ++id) {
+    const StateView a = set.Get(id);
+    if (a.back() != 0) continue;
+    const SatResult r = checker_->Deadlock(a, set);
+    if (r == SatResult::kUnsat) continue;
+    return (r == SatResult::kSat ? "the solver finds a state with every thread blocked in ("
+                                 : "the solver could not decide deadlock freedom in (") +
+           Describe(a) + ")";
+  }
+  return "";
 }
 
 std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec,

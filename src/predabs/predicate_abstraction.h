@@ -113,6 +113,11 @@ class PredicateAbstraction {
     return ClosureOracle(*this, reached);
   }
 
+  // "" when no well-formed state admitted by an abstract state of `set` (every thread's view in
+  // `set`, for a symmetric program) has every thread blocked and some thread unfinished: each
+  // abstract state one solver query; otherwise why not. One thread count only.
+  std::string DeadlockFree(const StateStore& set) const;
+
   // "pc=3, s == l, !(m == 1)".
   std::string Describe(StateView abstract) const;
   std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
