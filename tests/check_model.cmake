@@ -12,7 +12,8 @@
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
 # runs `druba test` with iterative deepening, checks the smallest delay budget D, and replays the
-# trace it saved (`druba replay` must confirm the violation).
+# trace it saved (`druba replay` must confirm the violation); `rounds=R deepest=M` there pass
+# --rounds R --max-delays M.
 # A `.spec` file beside the model names its target. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DEXPECT_PREFIX=druba-expect]
 #         -P check_model.cmake
@@ -85,6 +86,13 @@ foreach(line IN LISTS lines)
     get_filename_component(stem "${MODEL}" NAME_WE)
     set(trace_file "${WORKDIR}/${stem}.hunt.trace.json")
     set(command test --trace-out "${trace_file}")
+    if(rounds)  # a bug deep in a long run: more rounds, and delay budgets up to `deepest`
+      list(APPEND command --rounds ${rounds})
+    endif()
+    field("${line}" "deepest" deepest)
+    if(deepest)
+      list(APPEND command --max-delays ${deepest})
+    endif()
   elseif(line MATCHES "-bounds:" AND MODEL MATCHES "\\.pds$")
     set(command verify --upper-bound off)  # the bounds of the paper's proof
   else()
