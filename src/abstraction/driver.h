@@ -121,27 +121,7 @@ class PlateauDriver {
       return Finish(result, clock);
     }
     if (concrete_) {  // only exhaustion, or a proof over the abstract set, proves it
-      std::string why = " is checked on explored states only, so only exhaustion proves it";
-      if (concrete_proof_ && mode_ == Mode::kDruba) {
-        // Where Thm. 7 holds, every reachable state is admitted by a reached abstract state.
-        result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
-        const std::string no = result.closure_failure ? "" : concrete_proof_(tracker_->set());
-        if (!result.closure_failure && no.empty()) {
-          result.verdict = Verdict::kSafe;
-          result.proof = Proof::kPlateau;
-          result.reason = "1 round raise and " + std::to_string(n - 1) +
-                          " delay raises added no abstract state, the set is closed under the "
-                          "disrespecting actions (Thm. 7), and no state it admits violates " +
-                          concrete_what_;
-          return Finish(result, clock);
-        }
-        why = result.closure_failure ? ": the reached abstract states are not closed under a "
-                                       "disrespecting action, and only exhaustion proves it"
-                                     : ": " + no + ", and only exhaustion proves it";
-      }
-      result.verdict = Verdict::kUnknown;
-      result.reason = concrete_what_ + why;
-      if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
+      AnswerConcrete(result, n);
       return Finish(result, clock);
     }
     result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
@@ -324,6 +304,32 @@ class PlateauDriver {
 
  private:
   using Search = Explorer<Model, AbstractTracker<Abs>>;
+
+  // Verify at the plateau with CheckConcrete: the plateau proof and ProveConcreteBy's, or else on
+  // towards exhaustion.
+  void AnswerConcrete(RunResult& result, std::uint32_t n) {
+    std::string why = " is checked on explored states only, so only exhaustion proves it";
+    if (concrete_proof_ && mode_ == Mode::kDruba) {
+      // Where Thm. 7 holds, every reachable state is admitted by a reached abstract state.
+      result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
+      const std::string no = result.closure_failure ? "" : concrete_proof_(tracker_->set());
+      if (!result.closure_failure && no.empty()) {
+        result.verdict = Verdict::kSafe;
+        result.proof = Proof::kPlateau;
+        result.reason = "1 round raise and " + std::to_string(n - 1) +
+                        " delay raises added no abstract state, the set is closed under the "
+                        "disrespecting actions (Thm. 7), and no state it admits violates " +
+                        concrete_what_;
+        return;
+      }
+      why = result.closure_failure ? ": the reached abstract states are not closed under a "
+                                     "disrespecting action, and only exhaustion proves it"
+                                   : ": " + no + ", and only exhaustion proves it";
+    }
+    result.verdict = Verdict::kUnknown;
+    result.reason = concrete_what_ + why;
+    if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
+  }
 
   void Reset() {
     explorer_.reset();
