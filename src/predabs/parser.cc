@@ -233,6 +233,8 @@ void Parser::Finish() {
     };
     for (std::uint32_t i = tt.first; i < tt.first + tt.size; ++i) {
       for (Instr& op : program_.statements[i].body) patch(op);
+      // The end of a block that ends the thread (an if's last block): the thread's end.
+      if (program_.statements[i].next == kEndMarker) program_.statements[i].next = tt.end_pc;
     }
   }
   program_.error_pc = num_statements + static_cast<std::uint32_t>(program_.templates.size());

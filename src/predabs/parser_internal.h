@@ -121,12 +121,23 @@ class Parser {
 
   void ResolveGotos(Instr& op);
 
-  // Parses one statement (a `while c do { ... }` with its body: several); returns whether it was
-  // such a loop.
+  // Parses one statement (a `while c do { ... }` with its body, or an if whose blocks hold
+  // statements: several); returns whether it was such a compound one, which routes its own way
+  // out.
   bool ParseStatement(std::uint32_t template_index);
   // The body of `while c do { ... }` whose test is statement `test`: its statements, the last one
   // (unless a loop) going back to the test; then the test's way out.
   void ParseLoopBody(std::uint32_t template_index, std::uint32_t test);
+  // `{ S1 S2 ... }`, statements whose block ends at `exit` (its last statement's next, unless it
+  // routes its own way out).
+  void ParseStatementBlock(std::uint32_t template_index, std::uint32_t exit);
+  // Where control goes after a compound statement just parsed: the next statement of its block,
+  // or where the block ends.
+  std::uint32_t WayOut() const;
+  // At `if`: whether its blocks hold statements (one starts with a label or `while`), so that it
+  // is a structured if: the test is a step, and each statement of the chosen block is one.
+  bool StructuredIfAhead() const;
+  void ParseStructuredIf(std::uint32_t template_index, Statement s, std::size_t text_begin);
   // `await c` (assume c), `lock(x)` (atomic { assume !x; x := true }), `unlock(x)` (x := false),
   // when `t` starts one; false otherwise.
   bool ParseSugar(const Token& t, Instr& op);
@@ -202,6 +213,7 @@ class Parser {
 
   static constexpr std::uint32_t kPendingBase = 0x80000000U;
   static constexpr std::uint32_t kEndMarker = 0x7FFFFFFFU;
+  static constexpr std::uint32_t kAfterBase = 0x60000000U;  // ParseStructuredIf's placeholders
 
   std::string_view text_;
   std::string file_;
@@ -221,6 +233,7 @@ class Parser {
   // its test; the thread: end).
   absl::flat_hash_map<std::uint32_t, std::uint32_t> fixed_next_;
   std::vector<std::uint32_t> block_exits_;
+  std::size_t ifs_ = 0;  // structured ifs so far
   std::vector<std::pair<std::string, std::uint32_t>> bound_;
   // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
   // abstraction's being parsed.

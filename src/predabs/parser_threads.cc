@@ -2,6 +2,8 @@
 // inside them (assignments, assume, assert, if, while, choose, atomic, goto).
 #include "predabs/parser_internal.h"
 
+#include <functional>
+
 namespace druba::predabs::internal {
 
 // ---- threads ----
@@ -74,6 +76,10 @@ bool Parser::ParseStatement(std::uint32_t template_index) {
   const auto index = static_cast<std::uint32_t>(program_.statements.size());
   labels_[s.label] = index;
   const std::size_t text_begin = Cur().begin;
+  if (Peek("if") && StructuredIfAhead()) {
+    ParseStructuredIf(template_index, std::move(s), text_begin);
+    return true;
+  }
   if (Accept("atomic")) {
     s.body = ParseBlock();
     Accept(";");
@@ -111,24 +117,109 @@ bool Parser::ParseStatement(std::uint32_t template_index) {
   return false;
 }
 
-void Parser::ParseLoopBody(std::uint32_t template_index, std::uint32_t test) {
+void Parser::ParseStatementBlock(std::uint32_t template_index, std::uint32_t exit) {
   const Nest nest(*this);
   const Token& open = Expect("{");
-  block_exits_.push_back(test);
-  std::uint32_t last = test;
-  bool last_is_loop = false;
+  block_exits_.push_back(exit);
+  std::uint32_t last = kEndMarker;
+  bool last_compound = false;
   while (!Accept("}")) {
-    if (AtEnd()) Fail(open, "the loop's '{' is not closed");
+    if (AtEnd()) Fail(open, "the '{' is not closed");
     last = static_cast<std::uint32_t>(program_.statements.size());
-    last_is_loop = ParseStatement(template_index);
+    last_compound = ParseStatement(template_index);
   }
   block_exits_.pop_back();
-  if (last == test) Fail(open, "a loop body needs a statement (a busy wait is `while c do;`)");
-  if (!last_is_loop) fixed_next_[last] = test;  // back to the test
-  // The way out: the next statement of the enclosing block, or where that block ends.
-  Instr& out = program_.statements[test].body[0].blocks[1][0];
-  out.label =
-      Peek("}") ? block_exits_.back() : static_cast<std::uint32_t>(program_.statements.size());
+  if (last == kEndMarker) Fail(open, "a block of statements needs a statement");
+  if (!last_compound) fixed_next_[last] = exit;  // a loop or an if routes its own way out
+}
+
+std::uint32_t Parser::WayOut() const {
+  return Peek("}") ? block_exits_.back() : static_cast<std::uint32_t>(program_.statements.size());
+}
+
+void Parser::ParseLoopBody(std::uint32_t template_index, std::uint32_t test) {
+  if (Peek("{") && PeekAt(1, "}")) {
+    Fail(Cur(), "a loop body needs a statement (a busy wait is `while c do;`)");
+  }
+  ParseStatementBlock(template_index, test);  // the body's end goes back to the test
+  program_.statements[test].body[0].blocks[1][0].label = WayOut();
+  Accept(";");
+}
+
+bool Parser::StructuredIfAhead() const {
+  // if COND then { ... } [else { ... }]: a block whose statements start with a label or `while`.
+  std::size_t i = pos_;
+  while (i < tokens_.size() && tokens_[i].kind != Token::Kind::kEnd && tokens_[i].text != "then") {
+    ++i;
+  }
+  const auto holds_statements = [&](std::size_t at) {  // at '{'
+    int depth = 0;
+    for (std::size_t j = at; j < tokens_.size() && tokens_[j].kind != Token::Kind::kEnd; ++j) {
+      const std::string& t = tokens_[j].text;
+      const bool punct = tokens_[j].kind == Token::Kind::kPunct;
+      if (punct && t == "{") ++depth;
+      if (punct && t == "}" && --depth == 0) return false;
+      const bool starts = depth == 1 && j > at && tokens_[j - 1].kind == Token::Kind::kPunct &&
+                          (tokens_[j - 1].text == "{" || tokens_[j - 1].text == ";");
+      if (!starts) continue;
+      if (tokens_[j].kind == Token::Kind::kIdent && t == "while") return true;
+      if ((tokens_[j].kind == Token::Kind::kIdent || tokens_[j].kind == Token::Kind::kNumber) &&
+          j + 1 < tokens_.size() && tokens_[j + 1].text == ":") {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (i + 1 >= tokens_.size() || tokens_[i + 1].text != "{") return false;
+  if (holds_statements(i + 1)) return true;
+  int depth = 0;  // past the then-block, to its else-block
+  std::size_t j = i + 1;
+  for (; j < tokens_.size() && tokens_[j].kind != Token::Kind::kEnd; ++j) {
+    if (tokens_[j].text == "{") ++depth;
+    if (tokens_[j].text == "}" && --depth == 0) break;
+  }
+  return j + 2 < tokens_.size() && tokens_[j + 1].text == "else" && tokens_[j + 2].text == "{" &&
+         holds_statements(j + 2);
+}
+
+void Parser::ParseStructuredIf(std::uint32_t template_index, Statement s, std::size_t text_begin) {
+  const Token& kw = tokens_[pos_++];
+  Instr op;
+  op.kind = Instr::Kind::kIf;
+  op.where = Where(kw);
+  op.exprs.push_back(ParseBoolExpr());
+  Expect("then");
+  op.blocks.resize(2);
+  Instr out;  // the else-branch: to the else-block, or past the if (patched below)
+  out.kind = Instr::Kind::kGoto;
+  op.blocks[1].push_back(std::move(out));
+  s.body.push_back(std::move(op));
+  s.text = CollapseSpace(text_.substr(text_begin, Cur().begin - text_begin));
+  const auto test = static_cast<std::uint32_t>(program_.statements.size());
+  program_.statements.push_back(std::move(s));
+  // Both blocks end past the if, which is known only at its end: a placeholder until then.
+  const std::uint32_t after = kAfterBase + static_cast<std::uint32_t>(ifs_++);
+  ParseStatementBlock(template_index, after);
+  std::uint32_t otherwise = after;
+  if (Accept("else")) {
+    if (!Peek("{")) Fail(Cur(), "an if whose blocks hold statements needs `else { ... }`");
+    otherwise = static_cast<std::uint32_t>(program_.statements.size());
+    ParseStatementBlock(template_index, after);
+  }
+  program_.statements[test].body[0].blocks[1][0].label = otherwise;
+  const std::uint32_t target = WayOut();
+  std::function<void(Instr&)> patch = [&](Instr& instr) {
+    if (instr.kind == Instr::Kind::kGoto && instr.label == after) instr.label = target;
+    for (auto& block : instr.blocks) {
+      for (Instr& inner : block) patch(inner);
+    }
+  };
+  for (std::size_t i = test; i < program_.statements.size(); ++i) {
+    for (Instr& instr : program_.statements[i].body) patch(instr);
+  }
+  for (auto& [statement, next] : fixed_next_) {
+    if (next == after) next = target;
+  }
   Accept(";");
 }
 

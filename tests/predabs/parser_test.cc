@@ -116,7 +116,7 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { w: while x < 2 do { } }",
        "m.drb:1:44: error: a loop body needs a statement (a busy wait is `while c do;`)"},
       {"shared int x; thread T { w: while x < 2 do { x := x + 1; ",
-       "m.drb:1:44: error: the loop's '{' is not closed"},
+       "m.drb:1:44: error: the '{' is not closed"},
       {"shared int x; thread T { lock(x); }",
        "m.drb:1:31: error: lock(x) needs a shared Boolean variable x (declared `shared bool x = "
        "false;`)"},
@@ -160,6 +160,36 @@ TEST(DrbParserTest, PerThreadArrays) {
   EXPECT_TRUE(p.shared.empty());
   EXPECT_TRUE(p.symmetric);
   EXPECT_EQ(p.statements[0].body[0].targets[0].local, true);
+}
+
+// `if c then { ... } else { ... }` whose blocks hold statements (a label or a loop): the test is
+// a step into one block or the other, and both blocks end past the if.
+TEST(DrbParserTest, IfBlocksWithStatements) {
+  const Program p = ParseProgram(
+      "shared int x = 0;\n"
+      "thread T {\n"
+      "  t: if x == 0 then {\n"
+      "    a: x := 1;\n"
+      "    w: while x < 3 do { b: x := x + 1; }\n"
+      "  } else {\n"
+      "    c: x := 5;\n"
+      "  }\n"
+      "  d: assert x == 3 || x == 5;\n"
+      "  e: if x == 9 then { f: x := 0; }\n"
+      "}\n",
+      "m.drb");
+  ASSERT_EQ(p.statements.size(), 8U);  // t a w b c d e f
+  const auto out = [&](std::uint32_t stmt) {
+    return p.statements[stmt].body[0].blocks[1][0].label;
+  };
+  EXPECT_EQ(p.statements[0].next, 1U);  // t: into the then-block
+  EXPECT_EQ(out(0), 4U);                // t: otherwise to the else-block
+  EXPECT_EQ(out(2), 5U);                // w ends the then-block: past the if, to d
+  EXPECT_EQ(p.statements[3].next, 2U);  // b: back to w
+  EXPECT_EQ(p.statements[4].next, 5U);  // c ends the else-block: to d
+  const std::uint32_t end = p.templates[0].end_pc;
+  EXPECT_EQ(out(6), end);                // e without else, last in the thread: to end
+  EXPECT_EQ(p.statements[7].next, end);  // f ends e's block, and the thread
 }
 
 // A label several templates have means "at that label in its own template".

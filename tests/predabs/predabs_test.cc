@@ -51,6 +51,18 @@ class Generator {
     if (structured_) out += "shared int a[threads] = " + std::to_string(R(0, 2)) + ";\n";
     out += "thread T * " + std::to_string(threads) + " {\n";
     for (int i = 0; i < statements; ++i) {
+      if (structured_ && R(0, 4) == 0 && i + 2 < statements) {  // an if with statement blocks
+        out += "  s" + std::to_string(i) + ": if " + Cond(false) + " then {\n    s" +
+               std::to_string(i + 1) + ": " + Statement(asserts) + ";\n  }";
+        if (R(0, 1) == 0) {
+          out += " else {\n    s" + std::to_string(i + 2) + ": " + Statement(asserts) + ";\n  }\n";
+          i += 2;
+        } else {
+          out += "\n";
+          i += 1;
+        }
+        continue;
+      }
       if (structured_ && R(0, 3) == 0) {  // a loop whose body is the next one or two statements
         const int body = std::min(R(1, 2), statements - 1 - i);
         if (body >= 1) {
@@ -426,9 +438,10 @@ TEST(PredabsTest, SafeSetsEqualTheAbstractionOfTheReachableStates) {
   EXPECT_LT(paper_safe, safe);  // exhaustion proves programs the paper's algorithm cannot
 }
 
-// Arrays (one entry per thread) and loops with bodies against brute force: random programs with
-// both, verified by default (exhaustion after a failed closure test); a safe set must be exactly
-// the abstraction of the reachable states, a violation real, and every finite program decided.
+// Arrays (one entry per thread), loops with bodies and ifs with statement blocks against brute
+// force: random programs with them, verified by default (exhaustion after a failed closure test); a
+// safe set must be exactly the abstraction of the reachable states, a violation real, and every
+// finite program decided.
 TEST(PredabsTest, ArraysAndLoopsAgreeWithBruteForce) {
   Generator gen(23);
   gen.SetStructured(true);
