@@ -137,6 +137,11 @@ class Parser {
   // At `if`: whether its blocks hold statements (one starts with a label or `while`), so that it
   // is a structured if: the test is a step, and each statement of the chosen block is one.
   bool StructuredIfAhead() const;
+  // At `while`: whether a body in braces follows `do`.
+  bool PeekLoopWithBody() const;
+  // The test of a loop or a structured if (`while c do`, `if c then`, `word` the second
+  // keyword): into the block when c holds, else to a goto the caller patches. Returns its index.
+  std::uint32_t PushTest(Statement s, const char* word, std::size_t text_begin);
   void ParseStructuredIf(std::uint32_t template_index, Statement s, std::size_t text_begin);
   // `await c` (assume c), `lock(x)` (atomic { assume !x; x := true }), `unlock(x)` (x := false),
   // when `t` starts one; false otherwise.

@@ -84,6 +84,11 @@ bool Parser::ParseStatement(std::uint32_t template_index) {
     s.body = ParseBlock();
     Accept(";");
   } else if (Peek("while")) {
+    if (PeekLoopWithBody()) {  // the test goes into the body, or out (patched after it)
+      PushTest(std::move(s), "do", text_begin);
+      ParseLoopBody(template_index, index);
+      return true;
+    }
     const Token& kw = tokens_[pos_++];
     Instr op;
     op.kind = Instr::Kind::kIf;
@@ -91,16 +96,6 @@ bool Parser::ParseStatement(std::uint32_t template_index) {
     op.exprs.push_back(ParseBoolExpr());
     Expect("do");
     op.blocks.resize(2);
-    if (Peek("{")) {  // a loop with a body: the test goes into it, or out (patched after it)
-      Instr out;
-      out.kind = Instr::Kind::kGoto;
-      op.blocks[1].push_back(std::move(out));
-      s.body.push_back(std::move(op));
-      s.text = CollapseSpace(text_.substr(text_begin, Cur().begin - text_begin));
-      program_.statements.push_back(std::move(s));
-      ParseLoopBody(template_index, index);
-      return true;
-    }
     Instr stay;  // a busy wait
     stay.kind = Instr::Kind::kGoto;
     stay.label = index;
@@ -182,21 +177,34 @@ bool Parser::StructuredIfAhead() const {
          holds_statements(j + 2);
 }
 
-void Parser::ParseStructuredIf(std::uint32_t template_index, Statement s, std::size_t text_begin) {
+bool Parser::PeekLoopWithBody() const {
+  // while COND do { : the condition has no braces and no `do`.
+  std::size_t i = pos_;
+  while (i < tokens_.size() && tokens_[i].kind != Token::Kind::kEnd && tokens_[i].text != "do") {
+    ++i;
+  }
+  return i + 1 < tokens_.size() && tokens_[i + 1].text == "{";
+}
+
+std::uint32_t Parser::PushTest(Statement s, const char* word, std::size_t text_begin) {
   const Token& kw = tokens_[pos_++];
-  Instr op;
+  Instr op;  // if COND then (on into the block) else goto OUT (patched by the caller)
   op.kind = Instr::Kind::kIf;
   op.where = Where(kw);
   op.exprs.push_back(ParseBoolExpr());
-  Expect("then");
+  Expect(word);
   op.blocks.resize(2);
-  Instr out;  // the else-branch: to the else-block, or past the if (patched below)
+  Instr out;
   out.kind = Instr::Kind::kGoto;
   op.blocks[1].push_back(std::move(out));
   s.body.push_back(std::move(op));
   s.text = CollapseSpace(text_.substr(text_begin, Cur().begin - text_begin));
-  const auto test = static_cast<std::uint32_t>(program_.statements.size());
   program_.statements.push_back(std::move(s));
+  return static_cast<std::uint32_t>(program_.statements.size() - 1);
+}
+
+void Parser::ParseStructuredIf(std::uint32_t template_index, Statement s, std::size_t text_begin) {
+  const std::uint32_t test = PushTest(std::move(s), "then", text_begin);
   // Both blocks end past the if, which is known only at its end: a placeholder until then.
   const std::uint32_t after = kAfterBase + static_cast<std::uint32_t>(ifs_++);
   ParseStatementBlock(template_index, after);

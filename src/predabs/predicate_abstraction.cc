@@ -102,14 +102,8 @@ class Checker {
     std::vector<Term> k;
     const ThreadCount count = Count(k);
     const SymState pre = enc_.FreshState("s", count);
-    k.push_back(enc_.WellFormed(pre, count));
-    k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
-    AssumeViews(pre, count, reached, k);
-    s_.Push();
-    for (const Term t : k) s_.Assert(t);
-    const SatResult r = Timed([&] { return s_.Check(); });
-    s_.Pop();
-    return r;
+    AdmittedBy(pre, count, abstract, reached, k);
+    return CheckAll(k);
   }
 
   // Whether a well-formed state with the abstraction `abstract` (every thread's view in `reached`
@@ -119,9 +113,7 @@ class Checker {
     std::vector<Term> k;
     const ThreadCount count = Count(k);
     const SymState pre = enc_.FreshState("s", count);
-    k.push_back(enc_.WellFormed(pre, count));
-    k.push_back(AlphaIs(Alpha(pre, count, count.zero, s_.BoolValue(false)), abstract));
-    AssumeViews(pre, count, reached, k);
+    AdmittedBy(pre, count, abstract, reached, k);
     std::vector<Term> unfinished;
     std::uint32_t thread = 0;
     for (const ThreadTemplate& t : program_.templates) {
@@ -137,11 +129,7 @@ class Checker {
       }
     }
     k.push_back(s_.Or(unfinished));
-    s_.Push();
-    for (const Term t : k) s_.Assert(t);
-    const SatResult r = Timed([&] { return s_.Check(); });
-    s_.Pop();
-    return r;
+    return CheckAll(k);
   }
 
   bool InitialStates(std::vector<std::vector<Word>>* out, std::string* why) {
@@ -250,11 +238,7 @@ class Checker {
     k.push_back(s_.Not(AlphaSame(Alpha(post1, count1, count1.zero, err1),
                                  Alpha(post2, count2, count2.zero, err2))));
     phase_ = "respect: " + DescribeClass(c);
-    s_.Push();
-    for (const Term t : k) s_.Assert(t);
-    const SatResult r = Timed([&] { return s_.Check(); });
-    s_.Pop();
-    return r;
+    return CheckAll(k);
   }
 
   SatResult EnumerateWith(const ActionClass& c, StateView abstract, const StateStore* reached,
@@ -278,6 +262,24 @@ class Checker {
     k.push_back(enc_.Step(c.stmt, actor, pre, post, count));
     const Term err = s_.Eq(s_.Select(post.pc, actor), s_.Num(program_.error_pc));
     return AllSat(k, Alpha(post, count, count.zero, err), out);
+  }
+
+  // Whether the constraints `k` hold together (one timed query).
+  SatResult CheckAll(const std::vector<Term>& k) {
+    s_.Push();
+    for (const Term t : k) s_.Assert(t);
+    const SatResult r = Timed([&] { return s_.Check(); });
+    s_.Pop();
+    return r;
+  }
+
+  // `st` is well formed, has the abstraction `abstract`, and (symmetric programs) every thread's
+  // view of it lies in `reached`.
+  void AdmittedBy(const SymState& st, const ThreadCount& count, StateView abstract,
+                  const StateStore& reached, std::vector<Term>& k) {
+    k.push_back(enc_.WellFormed(st, count));
+    k.push_back(AlphaIs(Alpha(st, count, count.zero, s_.BoolValue(false)), abstract));
+    AssumeViews(st, count, reached, k);
   }
 
   // The view invariant: every thread's view of `st` lies in `reached` (symmetric programs).
