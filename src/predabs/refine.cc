@@ -253,13 +253,12 @@ std::string BlockText(const std::string& name, const std::vector<std::string>& l
 
 }  // namespace
 
-std::vector<std::string> CandidatePredicates(const Program& program, bool every_count) {
+std::vector<std::string> CandidatePredicates(const Program& program) {
   const std::vector<Atom> atoms = DataAtoms(program);
   std::vector<std::string> out;
   out.reserve(atoms.size());
   for (const Atom& atom : atoms) out.push_back(atom.text(""));
   if (program.templates.size() == 1) OtherThreadForms(program, atoms, out);
-  (void)every_count;  // the refiner drops what does not parse as symmetric
   std::vector<std::string> unique;
   absl::flat_hash_set<std::string> seen;
   for (std::string& text : out) {
@@ -293,7 +292,7 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
   for (const Predicate& p : start.predicates) lines_.push_back(PredicateLine(program, p));
   absl::flat_hash_set<std::string> have;
   for (const Predicate& p : start.predicates) have.insert(ExprToString(program, *p.expr));
-  for (const std::string& text : CandidatePredicates(program, every_count)) {
+  for (const std::string& text : CandidatePredicates(program)) {
     if (pool_.size() >= kMaxCandidates) break;
     const std::unique_ptr<Program> parsed = WithPredicates({"predicate " + text + ";"});
     if (!parsed) continue;

@@ -1,10 +1,10 @@
-// Abstraction refinement for `.drb` programs (issue "proofs without hand-written predicates"):
-// when the closure test fails at a break (a reached abstract state a, an action, an unreached
-// abstract successor b), either b is reachable or the abstraction is too coarse at a. The refiner
-// adds one predicate that makes the step from a to b impossible in the states the abstraction
-// admits, and the caller verifies again with the finer abstraction.
+// Abstraction refinement for `.drb` programs (docs/drb.md, "Refinement"): when the closure test
+// fails at a break (a reached abstract state a, an action, an unreached abstract successor b),
+// either b is reachable or the abstraction is too coarse at a. The refiner adds one or two
+// predicates that make the step from a to b impossible in the states the abstraction admits, and
+// the caller verifies again with the finer abstraction.
 //
-// Candidates come from the program text, in this order (docs/drb.md, "Refinement"):
+// Candidates come from the program text, in this order:
 //  1. the atoms of every condition (assume, assert, if, while), a disequality as the equality and
 //     `a >= b` as `a < b` (a predicate and its negation split the states alike);
 //  2. every Boolean variable, every integer variable equal to its initial value, and every pair of
@@ -13,18 +13,24 @@
 //     `forall i != self: pc[i] != L`; for every atom q of 1 and 2 on the thread's own locals, q of
 //     every thread (`forall i: q[i]`) and of every other thread that has given its locals a value
 //     (`forall i != self: pc[i] == D || q[i]` and `... || !q[i]`, D the statements that assign
-//     those locals before reading them), and for every integer local y, that no other such thread
-//     holds the same value (`forall i != self: pc[i] == D || y != y[i]`).
+//     those locals before reading them); every other thread's assertion where it is made; and for
+//     every integer local y, that no other such thread holds the same value
+//     (`forall i != self: pc[i] == D || y != y[i]`).
 // A candidate is kept when it parses and type checks (and, for every thread count, is symmetric).
 //
-// Choosing: the first candidate (in that order) that removes the break. The concrete states the
-// round stored whose abstraction is a say which values the candidate takes at a; it removes the
-// break when for each of those values no step of the action from a reaches b, asked of the solver
-// exactly as the closure test asks, with the same view invariant. (Without such states: when for
-// one value, admitted by some well-formed state, no step reaches b.) Whether the part of a that
-// still reaches b is reachable is for the next round to find out; a candidate is added at most
-// once, so refinement ends. Soundness does not depend on the choice: each round is a complete run
-// of the paper's algorithm with a (finer) abstraction.
+// Choosing: the concrete states the round stored are grouped by their abstract state; a
+// candidate's score is the number of groups in which it takes both values. The moves are single
+// candidates and pairs with a score sum of at most kPairScore, in score order; a move removes the
+// break when, for each value combination its predicates take in the stored states at a, no step of
+// the action from a reaches b, asked of the solver exactly as the closure test asks, with the same
+// view invariant (without stored states at a: some combination admitted by a well-formed state
+// blocks every step to b). The first move that removes the break is taken.
+//
+// Search: whether the part of a the move keeps is reachable is for the next round to find out.
+// When no move removes a break, Backtrack drops the last move and bans it at its depth: a
+// depth-first search, bounded by kMaxRefinements predicates and a number of rounds. Soundness does
+// not depend on the choice: each round is a complete run of the paper's algorithm with a (finer)
+// abstraction.
 #pragma once
 
 #include <cstddef>
@@ -45,9 +51,10 @@
 
 namespace druba::predabs {
 
-// The candidate predicates of `program` as source text, in the order above. `every_count` keeps
-// only those that name neither `self` nor a fixed thread index.
-std::vector<std::string> CandidatePredicates(const Program& program, bool every_count);
+// The candidate predicates of `program` as source text, in the order above, each once (some may
+// not parse or type check: the refiner keeps those that do, and for every thread count only the
+// symmetric ones).
+std::vector<std::string> CandidatePredicates(const Program& program);
 
 // `spec` written as an abstraction block named `name` that parses back to it.
 std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec,

@@ -548,7 +548,7 @@ TEST(PredabsTest, RefinementCandidatesComeFromTheProgram) {
       "  crit: assert forall i != self: pc[i] != crit;\n"
       "  leave: atomic { s := s + 1; goto take };\n}\n";
   const Program program = ParseProgram(text, "ticket.drb");
-  const std::vector<std::string> candidates = CandidatePredicates(program, true);
+  const std::vector<std::string> candidates = CandidatePredicates(program);
   const auto has = [&](const std::string& c) {
     return std::find(candidates.begin(), candidates.end(), c) != candidates.end();
   };
