@@ -154,26 +154,28 @@ Round Refine(const RunOptions& options, const predabs::ThreadCounts& threads,
 // run with a finer abstraction. A symmetric program without an abstraction block is refined first
 // from thread 0's location alone (as for every count: the closure test then knows that every
 // thread's view is reached), then, if that fails, from every thread's location. Returns the last
-// round (the first when refinement does not apply); `refiner` is left set when it ran.
-Round RefineAfterFirst(const RunOptions& options, const std::string& source,
-                       const predabs::Program& program, const predabs::ChosenAbstraction& chosen,
-                       const predabs::ThreadCounts& threads, const Round& first,
-                       std::optional<predabs::Refiner>& refiner, LimitWatch& limits) {
-  Round round = first;
+// round refinement ran (none when it does not apply); `refiner` is left set when it ran.
+std::optional<Round> RefineAfterFirst(const RunOptions& options, const std::string& source,
+                                      const predabs::Program& program,
+                                      const predabs::ChosenAbstraction& chosen,
+                                      const predabs::ThreadCounts& threads, const Round& first,
+                                      std::optional<predabs::Refiner>& refiner,
+                                      LimitWatch& limits) {
+  std::optional<Round> round;
   if (!options.refine || options.command != "verify" || options.mode != Mode::kDruba ||
       first.counts.verdict != Verdict::kUnknown) {
     return round;
   }
-  predabs::ThreadCounts symmetric = threads;
-  symmetric.every_count_from_first = true;
-  const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
   if (chosen.block == nullptr && program.symmetric && !threads.every_count_from_first) {
+    predabs::ThreadCounts symmetric = threads;
+    symmetric.every_count_from_first = true;
+    const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
     refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
                     predabs::kMaxRounds / 4);
     round = Refine(options, threads, *refiner,
                    RunRound(options, program, own.spec(), threads, limits), limits);
   }
-  if (round.counts.verdict == Verdict::kUnknown && !limits.Check()) {
+  if ((!round || round->counts.verdict == Verdict::kUnknown) && !limits.Check()) {
     const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
     refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
                     options.solver_timeout_ms);
@@ -219,11 +221,12 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   const Stopwatch clock;
   Round first = RunRound(options, program, chosen.spec(), threads, limits);
   std::optional<predabs::Refiner> refiner;
-  Round round = RefineAfterFirst(options, source, program, chosen, threads, first, refiner, limits);
+  std::optional<Round> last =
+      RefineAfterFirst(options, source, program, chosen, threads, first, refiner, limits);
   // An `unknown` is reported as the first round found it (with the exact search that went on),
   // and the refinement section says how far refinement got.
-  const bool refined = refiner && round.counts.verdict != Verdict::kUnknown;
-  if (!refined) round = std::move(first);
+  const bool refined = last && last->counts.verdict != Verdict::kUnknown;
+  Round round = refined ? std::move(*last) : std::move(first);
   const predabs::Program& final_program = refined ? refiner->program() : program;
   const predabs::AbstractionSpec& spec = refined ? refiner->spec() : chosen.spec();
   const predabs::ThreadCountsResult& counts = round.counts;

@@ -91,10 +91,13 @@ struct DrbDescriber {
     if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
       Certify(out, driver.abstract_states());
     }
-    // Refinement weighs its candidates on the concrete states; a state with an interned big
-    // integer is only readable by this model, so then none is kept.
-    if (options.refine && options.command == "verify" &&
-        out.result.verdict != Verdict::kViolation && model.values().num_big() == 0) {
+    // Refinement weighs its candidates on the concrete states of a run that ended unknown (or, for
+    // every count, of the run whose set the closure across counts tests); a state with an interned
+    // big integer is only readable by this model, so then none is kept.
+    const bool may_refine = out.result.verdict == Verdict::kUnknown ||
+                            (!fixed_count && out.result.verdict == Verdict::kSafe);
+    if (options.refine && options.command == "verify" && may_refine &&
+        model.values().num_big() == 0) {
       const auto& explorer = driver.explorer();
       auto sample = std::make_shared<std::vector<Word>>();
       const std::size_t n = std::min(explorer.num_states(), run::kConcreteSample);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 
 #include "common/resources.h"
@@ -96,24 +97,30 @@ class Checker {
   }
 
   // Whether some well-formed state (whose every view lies in `reached`) has the abstraction
-  // `abstract`.
-  SatResult Admits(StateView abstract, const StateStore& reached) {
-    phase_ = "admits " + DescribeAbstract(program_, spec_, abstract);
+  // `abstract` (and meets what `also` adds; `what` names the query in the solver log).
+  using Extra = std::function<void(const SymState&, const ThreadCount&, std::vector<Term>&)>;
+  SatResult Admits(StateView abstract, const StateStore& reached,
+                   const std::string& what = "admits ", const Extra& also = nullptr) {
+    phase_ = what + DescribeAbstract(program_, spec_, abstract);
     std::vector<Term> k;
     const ThreadCount count = Count(k);
     const SymState pre = enc_.FreshState("s", count);
     AdmittedBy(pre, count, abstract, reached, k);
+    if (also) also(pre, count, k);
     return CheckAll(k);
   }
 
   // Whether a well-formed state with the abstraction `abstract` (every thread's view in `reached`
   // for a symmetric program) has every thread blocked and some thread unfinished (fixed counts).
   SatResult Deadlock(StateView abstract, const StateStore& reached) {
-    phase_ = "deadlock in " + DescribeAbstract(program_, spec_, abstract);
-    std::vector<Term> k;
-    const ThreadCount count = Count(k);
-    const SymState pre = enc_.FreshState("s", count);
-    AdmittedBy(pre, count, abstract, reached, k);
+    return Admits(abstract, reached, "deadlock in ",
+                  [&](const SymState& pre, const ThreadCount& count, std::vector<Term>& k) {
+                    AllBlocked(pre, count, k);
+                  });
+  }
+
+  // Every thread blocked (no statement enabled) and some thread unfinished (fixed counts).
+  void AllBlocked(const SymState& pre, const ThreadCount& count, std::vector<Term>& k) {
     std::vector<Term> unfinished;
     std::uint32_t thread = 0;
     for (const ThreadTemplate& t : program_.templates) {
@@ -129,7 +136,6 @@ class Checker {
       }
     }
     k.push_back(s_.Or(unfinished));
-    return CheckAll(k);
   }
 
   bool InitialStates(std::vector<std::vector<Word>>* out, std::string* why) {
