@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check/drb_check.h"
+#include "check/drb_explicit.h"
 #include "cli/deliver.h"
 #include "common/digest.h"
 #include "common/files.h"
@@ -89,8 +90,12 @@ int Replay(const RunOptions& options, const predabs::Program& program) {
 // `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check).
 int Check(const RunOptions& options, const std::string& source) {
   const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
+  const bool explicit_states = doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString &&
+                               doc.At("kind").text == "drb explicit";
+  const std::string digest = ContentDigest({source});
   const check::CheckResult r =
-      check::CheckDrbCertificate(doc, ContentDigest({source}), source, options.model);
+      explicit_states ? check::CheckDrbExplicitCertificate(doc, digest, source, options.model)
+                      : check::CheckDrbCertificate(doc, digest, source, options.model);
   return PrintCheck(r);
 }
 

@@ -1,10 +1,12 @@
 # Certifies a `safe` and checks the certificate with the independent checker (`druba check`).
 #   cmake -DDRUBA=<druba> -DMODEL=<.pds or .drb> -DWORKDIR=<dir> [-DARGS=a@@b] [-DINPUT=a@@b]
-#         [-DSTDOUT=<regex verify's JSON must match>] [-DMUTATE=drop-state|drop-pair|flip|edit]
+#         [-DSTDOUT=<regex verify's JSON must match>]
+#         [-DMUTATE=drop-state|drop-pair|flip|edit|deadlock-on] [-DKIND=<the certificate's kind>]
 #         [-DREASON=<the condition check must name>] -P check_certificate.cmake
 # ARGS go to verify (e.g. --top 2), INPUT to both verify and check (--init, --spec, --target).
 # Without MUTATE, check must say valid (exit 0). With it, the certificate (or the model) is
-# changed first and check must say invalid (exit 10) naming REASON.
+# changed first and check must say invalid (exit 10) naming REASON. deadlock-on asks the check
+# for deadlock freedom too, of a model that has a deadlock.
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "@@" ";" ARGS "${ARGS}")  # lists arrive @@-separated (add_test splits at ';')
 string(REPLACE "@@" ";" INPUT "${INPUT}")
@@ -22,15 +24,25 @@ if(STDOUT AND NOT out MATCHES "${STDOUT}")
   message(FATAL_ERROR "verify's report does not match '${STDOUT}':\n${out}")
 endif()
 set(model "${MODEL}")
+file(READ "${cert}" json)
+string(JSON kind GET "${json}" kind)
+if(KIND AND NOT kind STREQUAL KIND)
+  message(FATAL_ERROR "a certificate of kind '${kind}', expected '${KIND}'")
+endif()
+set(states abstract_states)
+if(kind STREQUAL "drb explicit")
+  set(states states)
+endif()
 if(MUTATE)
-  file(READ "${cert}" json)
-  if(MUTATE STREQUAL "drop-state")  # the last abstract state (sorted: rarely the initial one)
-    string(JSON n LENGTH "${json}" abstract_states)
+  if(MUTATE STREQUAL "drop-state")  # the last state (sorted: rarely the initial one)
+    string(JSON n LENGTH "${json}" ${states})
     math(EXPR last "${n} - 1")
-    string(JSON json REMOVE "${json}" abstract_states ${last})
+    string(JSON json REMOVE "${json}" ${states} ${last})
+  elseif(MUTATE STREQUAL "deadlock-on")
+    string(JSON json SET "${json}" deadlock true)
   elseif(MUTATE STREQUAL "drop-pair")
     string(JSON json REMOVE "${json}" below_top 0)
-  elseif(MUTATE STREQUAL "flip" AND MODEL MATCHES "\\.drb$")  # the last predicate bit
+  elseif(MUTATE STREQUAL "flip" AND kind STREQUAL "drb predicates")  # the last predicate bit
     string(JSON n LENGTH "${json}" abstract_states)
     math(EXPR last "${n} - 1")
     string(JSON width LENGTH "${json}" abstract_states ${last})
@@ -38,12 +50,17 @@ if(MUTATE)
     string(JSON v GET "${json}" abstract_states ${last} ${bit})
     math(EXPR v "1 - ${v}")
     string(JSON json SET "${json}" abstract_states ${last} ${bit} "${v}")
-  elseif(MUTATE STREQUAL "flip")  # another shared state in the last abstract state
-    string(JSON n LENGTH "${json}" abstract_states)
+  elseif(MUTATE STREQUAL "flip")  # in the last state: another shared state (CPDS), or the last
+    string(JSON n LENGTH "${json}" ${states})  # number (explicit: the last thread's last local)
     math(EXPR last "${n} - 1")
-    string(JSON g GET "${json}" abstract_states ${last} 0)
+    set(slot 0)
+    if(kind STREQUAL "drb explicit")
+      string(JSON width LENGTH "${json}" ${states} ${last})
+      math(EXPR slot "${width} - 1")
+    endif()
+    string(JSON g GET "${json}" ${states} ${last} ${slot})
     math(EXPR g "${g} + 1000")
-    string(JSON json SET "${json}" abstract_states ${last} 0 "${g}")
+    string(JSON json SET "${json}" ${states} ${last} ${slot} "${g}")
   elseif(MUTATE STREQUAL "edit")  # the model edited after certifying: one more newline
     get_filename_component(dir "${MODEL}" DIRECTORY)
     get_filename_component(ext "${MODEL}" LAST_EXT)

@@ -14,6 +14,9 @@
 # runs `druba test` with iterative deepening, checks the smallest delay budget D, and replays the
 # trace it saved (`druba replay` must confirm the violation); `rounds=R deepest=M` there pass
 # --rounds R --max-delays M.
+# Every `safe` of `verify` at one thread count is certified (--certificate) and the certificate
+# checked with `druba check`, which must say valid; with threads=N.. verify must say that it wrote
+# none (docs/certificates.md).
 # A `.spec` file beside the model names its target. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DEXPECT_PREFIX=druba-expect]
 #         -P check_model.cmake
@@ -106,6 +109,12 @@ foreach(line IN LISTS lines)
     if(NOT refine STREQUAL "")  # not if(refine): "off" is false to CMake
       list(APPEND command --refine ${refine})
     endif()
+    get_filename_component(stem "${MODEL}" NAME)
+    set(cert "${WORKDIR}/${stem}.${checked}.cert.json")
+    file(REMOVE "${cert}")
+    if(verdict STREQUAL "safe")
+      list(APPEND command --certificate "${cert}")
+    endif()
   endif()
   execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} --json ${spec_args}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -151,6 +160,23 @@ foreach(line IN LISTS lines)
       if(NOT got_count EQUAL count)
         message(FATAL_ERROR "${MODEL} (${line}): ${got_count} abstract states, expected ${count}")
       endif()
+    endif()
+    if(verdict STREQUAL "safe" AND threads MATCHES "\\.\\.$")
+      if(EXISTS "${cert}" OR NOT err MATCHES "no certificate written")
+        message(FATAL_ERROR "${MODEL} (${line}): a certificate for every thread count:\n${err}")
+      endif()
+    elseif(verdict STREQUAL "safe")
+      if(NOT EXISTS "${cert}")
+        message(FATAL_ERROR "${MODEL} (${line}): no certificate written:\n${err}")
+      endif()
+      execute_process(COMMAND "${DRUBA}" check "${MODEL}" ${spec_args} --certificate "${cert}"
+                      RESULT_VARIABLE check_code OUTPUT_VARIABLE check_out ERROR_VARIABLE check_err)
+      if(NOT check_code EQUAL 0 OR NOT check_out MATCHES "^certificate valid")
+        message(FATAL_ERROR "${MODEL} (${line}): check of ${cert} exited ${check_code}:\n"
+                            "${check_out}${check_err}")
+      endif()
+      string(REGEX REPLACE "\n$" "" check_out "${check_out}")
+      message(STATUS "${MODEL} (${line}): ${check_out}")
     endif()
   endif()
   math(EXPR checked "${checked} + 1")

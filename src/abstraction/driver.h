@@ -256,6 +256,18 @@ class PlateauDriver {
   }
   unsigned jobs() const { return explorer_->jobs(); }
   std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
+  // Calls f(StateView) for every concrete state stored (after exhaustion: the reachable states).
+  template <class F>
+  void ForEachState(F&& f) const {
+    for (std::uint32_t id = 0; id < num_states(); ++id) {
+      if (free_) {
+        f(free_->state(id));
+      } else {
+        const std::vector<Word> s = explorer_->state(id);
+        f(StateView(s));
+      }
+    }
+  }
   std::size_t MemoryBytes() const {
     return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
   }

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
@@ -19,9 +20,11 @@ using Word = std::uint32_t;
 using State = std::vector<Word>;
 constexpr Word kNone = 0xFFFFFFFFU;  // an empty slot, or the bottom of a stack
 
-Word WordOf(const JsonValue& v) {
-  if (v.kind == JsonValue::Kind::kNumber && v.number == -1) return kNone;
-  return v.AsUInt();
+// A number of the certificate: -1 is an empty slot or the bottom, others must fit a Word.
+Word WordOf(std::int64_t v, const JsonValue& row) {
+  if (v == -1) return kNone;
+  if (v < 0 || v >= kNone) throw InputError(row.where, "expected numbers from -1 to 2^32 - 2");
+  return static_cast<Word>(v);
 }
 
 std::string Text(const State& s) {
@@ -60,27 +63,30 @@ Claims Read(const JsonValue& doc, std::uint32_t n) {
   c.n = n;
   c.k = doc.At("k").AsUInt();
   if (c.k == 0 || c.k > 64) throw InputError(doc.At("k").where, "k must be between 1 and 64");
-  for (const JsonValue& row : doc.At("abstract_states").items) {
-    if (row.items.size() != 1 + std::size_t{n} * c.k) {
+  for (const JsonValue& row : doc.At("abstract_states").Items()) {
+    const std::span<const std::int64_t> words = row.Integers();
+    if (words.size() != 1 + std::size_t{n} * c.k) {
       throw InputError(row.where, "an abstract state must have 1 + threads * k numbers");
     }
     State s;
-    for (const JsonValue& v : row.items) s.push_back(WordOf(v));
+    s.reserve(words.size());
+    for (const std::int64_t v : words) s.push_back(WordOf(v, row));
     for (std::uint32_t t = 0; t < n; ++t) {
       if (c.Slots(s, t)[0] != kNone) c.visible.insert({t, s[0], c.Slots(s, t)[0]});
     }
     c.states.insert(std::move(s));
   }
-  for (const JsonValue& row : doc.At("below_top").items) {
-    if (row.items.size() != 4) throw InputError(row.where, "a below_top row is [t, g, x, y]");
-    if (row.items[0].AsUInt() >= n) throw InputError(row.where, "no such thread");
-    c.top[{row.items[0].AsUInt(), row.items[1].AsUInt(), row.items[2].AsUInt()}].insert(
-        WordOf(row.items[3]));
+  for (const JsonValue& row : doc.At("below_top").Items()) {
+    const std::span<const std::int64_t> f = row.Integers();
+    if (f.size() != 4) throw InputError(row.where, "a below_top row is [t, g, x, y]");
+    if (WordOf(f[0], row) >= n) throw InputError(row.where, "no such thread");
+    c.top[{WordOf(f[0], row), WordOf(f[1], row), WordOf(f[2], row)}].insert(WordOf(f[3], row));
   }
-  for (const JsonValue& row : doc.At("below_deep").items) {
-    if (row.items.size() != 3) throw InputError(row.where, "a below_deep row is [t, u, v]");
-    if (row.items[0].AsUInt() >= n) throw InputError(row.where, "no such thread");
-    c.deep[{row.items[0].AsUInt(), row.items[1].AsUInt()}].insert(WordOf(row.items[2]));
+  for (const JsonValue& row : doc.At("below_deep").Items()) {
+    const std::span<const std::int64_t> f = row.Integers();
+    if (f.size() != 3) throw InputError(row.where, "a below_deep row is [t, u, v]");
+    if (WordOf(f[0], row) >= n) throw InputError(row.where, "no such thread");
+    c.deep[{WordOf(f[0], row), WordOf(f[1], row)}].insert(WordOf(f[2], row));
   }
   return c;
 }

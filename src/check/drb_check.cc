@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -326,14 +327,19 @@ namespace {
 
 std::vector<Abstract> ReadStates(const JsonValue& doc, std::size_t width) {
   std::vector<Abstract> set;
-  for (const JsonValue& row : doc.At("abstract_states").items) {
-    if (row.items.size() != width + 1 || row.items.back().AsUInt() != 0) {
+  for (const JsonValue& row : doc.At("abstract_states").Items()) {
+    const std::span<const std::int64_t> bits = row.Integers();
+    if (bits.size() != width + 1 || bits.back() != 0) {
       throw InputError(row.where,
                        "an abstract state is the tracked locations, the predicates "
                        "and a failed bit of 0");
     }
     Abstract a;
-    for (std::size_t i = 0; i < width; ++i) a.push_back(row.items[i].AsUInt());
+    for (std::size_t i = 0; i < width; ++i) {
+      if (bits[i] < 0 || bits[i] > 0xFFFFFFFF)
+        throw InputError(row.where, "expected whole numbers");
+      a.push_back(static_cast<std::uint32_t>(bits[i]));
+    }
     set.push_back(std::move(a));
   }
   return set;
@@ -373,15 +379,7 @@ class Queries {
   // "" when S is closed (see the header), else the first state and statement that is not; counts
   // the queries in *queries.
   std::string Closure(std::uint64_t* queries) {
-    const Sym s = enc_.Fresh("s_");
-    z3::expr_vector pre(ctx_);
-    pre.push_back(enc_.WellFormed(s));
-    if (program_.symmetric && spec_.symmetric) {
-      for (std::uint32_t k = 1; k < enc_.n(); ++k) {
-        pre.push_back(InSet(enc_, Alpha(enc_, spec_, s, k), set_));
-      }
-    }
-    solver_.add(z3::mk_and(pre));
+    const Sym s = Admitted("s_");
     const std::vector<z3::expr> alpha = Alpha(enc_, spec_, s, 0);
     for (std::uint32_t t = 0; t < enc_.n(); ++t) {
       const auto& tt = program_.templates[enc_.TemplateOf(t)];
@@ -411,7 +409,53 @@ class Queries {
     return "";
   }
 
+  // "" when no state the invariant admits is a deadlock: every thread blocked (no statement at
+  // its location has an enabled path, failing ones included) and some thread at a statement not
+  // labelled end...; else the first abstract state that admits one.
+  std::string Deadlock(std::uint64_t* queries) {
+    const Sym s = Admitted("d_");
+    const std::vector<z3::expr> alpha = Alpha(enc_, spec_, s, 0);
+    z3::expr_vector blocked(ctx_);
+    z3::expr_vector unfinished(ctx_);
+    for (std::uint32_t t = 0; t < enc_.n(); ++t) {
+      const auto& tt = program_.templates[enc_.TemplateOf(t)];
+      for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+        z3::expr_vector moves(ctx_);
+        for (const auto& o : enc_.Execute(t, stmt, s)) moves.push_back(o.guard);
+        const z3::expr here = s.pc[t] == static_cast<int>(stmt);
+        blocked.push_back(z3::implies(here, !z3::mk_or(moves)));
+        if (!program_.statements[stmt].label.starts_with("end")) unfinished.push_back(here);
+      }
+    }
+    const z3::expr deadlock = z3::mk_and(blocked) && z3::mk_or(unfinished);
+    for (const Abstract& a : set_) {
+      z3::expr_vector here(ctx_);
+      for (std::size_t i = 0; i < a.size(); ++i) here.push_back(alpha[i] == static_cast<int>(a[i]));
+      ++*queries;
+      const z3::check_result r = Decide(z3::mk_and(here) && deadlock);
+      if (r == z3::unsat) continue;
+      return Text(a) +
+             (r == z3::sat ? " admits a deadlocked state" : ": the solver could not decide it");
+    }
+    return "";
+  }
+
  private:
+  // A fresh state that the invariant admits: well-formed, and for a symmetric program and
+  // abstraction every other thread's view in S (asserted once; each query fixes thread 0's view).
+  Sym Admitted(const std::string& prefix) {
+    Sym s = enc_.Fresh(prefix);
+    z3::expr_vector pre(ctx_);
+    pre.push_back(enc_.WellFormed(s));
+    if (program_.symmetric && spec_.symmetric) {
+      for (std::uint32_t k = 1; k < enc_.n(); ++k) {
+        pre.push_back(InSet(enc_, Alpha(enc_, spec_, s, k), set_));
+      }
+    }
+    solver_.add(z3::mk_and(pre));
+    return s;
+  }
+
   z3::check_result Decide(const z3::expr& query) {
     solver_.push();
     solver_.add(query);
@@ -472,6 +516,16 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   std::uint64_t count = 0;
   if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);
   r.passed.emplace_back(fmt::format("closure ({} queries)", count));
+  if (doc.Has("deadlock") || program.check_deadlock) {
+    const JsonValue& asked = doc.At("deadlock");
+    if (asked.kind != JsonValue::Kind::kBool)
+      throw InputError(asked.where, "expected true or false");
+    if (asked.boolean || program.check_deadlock) {
+      count = 0;
+      if (std::string why = queries.Deadlock(&count); !why.empty()) return fail("deadlock", why);
+      r.passed.emplace_back(fmt::format("deadlock ({} queries)", count));
+    }
+  }
   r.valid = true;
   return r;
 }

@@ -1,6 +1,6 @@
 #include "common/json_reader.h"
 
-#include <cmath>
+#include <charconv>
 #include <cstdlib>
 
 namespace druba {
@@ -8,7 +8,8 @@ namespace {
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+  Reader(std::string_view text, const std::string& file)
+      : text_(text), file_(std::make_shared<const std::string>(file)) {}
 
   JsonValue Document() {
     JsonValue value = Value(0);
@@ -19,7 +20,7 @@ class Reader {
 
  private:
   [[noreturn]] void Fail(const std::string& message) const { throw InputError(Here(), message); }
-  SourceLocation Here() const { return {file_, at_.line, at_.column}; }
+  JsonPlace Here() const { return {file_, at_.line, at_.column}; }
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void Advance() {
     at_.Step(text_[pos_]);
@@ -75,13 +76,15 @@ class Reader {
         return v;
       }
       for (;;) {
-        v.items.push_back(Value(depth + 1));
+        Element(v, depth + 1);
         Space();
         if (Peek() == ',') {
           Advance();
           continue;
         }
         Expect(']');
+        v.items.shrink_to_fit();
+        v.integers.shrink_to_fit();
         return v;
       }
     }
@@ -97,21 +100,82 @@ class Reader {
     }
     if (Word("null")) return v;
     if (c == '-' || (c >= '0' && c <= '9')) {
-      const std::size_t start = pos_;
-      while (pos_ < text_.size() &&
-             std::string_view("+-.eE0123456789").find(Peek()) != std::string_view::npos) {
-        Advance();
-      }
-      const std::string number(text_.substr(start, pos_ - start));
-      char* end = nullptr;
+      const Literal n = Number();
       v.kind = JsonValue::Kind::kNumber;
-      v.text = number;  // the literal, so that AsUInt can insist on digits only
-      v.number = std::strtod(number.c_str(), &end);
-      if (end != number.c_str() + number.size()) Fail("malformed number '" + number + "'");
+      v.whole = n.whole;
+      v.number = n.value;
       return v;
     }
     if (pos_ >= text_.size()) Fail("unexpected end of the file");
     Fail(std::string("unexpected character '") + c + "'");
+  }
+
+  // A number literal: its value, and whether it is written with digits only (after an optional
+  // '-') and fits a 64-bit integer.
+  struct Literal {
+    double value = 0;
+    bool whole = false;
+    std::int64_t integer = 0;
+  };
+  Literal Number() {
+    const std::size_t start = pos_;
+    const JsonPlace place = Here();
+    while (pos_ < text_.size() &&
+           std::string_view("+-.eE0123456789").find(Peek()) != std::string_view::npos) {
+      Advance();
+    }
+    const std::string_view literal = text_.substr(start, pos_ - start);
+    Literal n;
+    const char* first = literal.data();
+    const char* last = first + literal.size();
+    const auto [end, error] = std::from_chars(first, last, n.integer);
+    if (error == std::errc() && end == last && literal.find('+') == std::string_view::npos) {
+      n.whole = true;
+      n.value = static_cast<double>(n.integer);
+      return n;
+    }
+    const std::string copy(literal);
+    char* stop = nullptr;
+    n.value = std::strtod(copy.c_str(), &stop);
+    if (stop != copy.c_str() + copy.size()) {
+      throw InputError(place, "malformed number '" + copy + "'");
+    }
+    return n;
+  }
+
+  // One element of the array `v`: whole numbers go to v.integers while every element is one.
+  void Element(JsonValue& v, int depth) {
+    Space();
+    const char c = Peek();
+    if ((c == '-' || (c >= '0' && c <= '9')) && v.items.empty()) {
+      const JsonPlace place = Here();
+      const Literal n = Number();
+      if (n.whole) {
+        v.integers.push_back(n.integer);
+        return;
+      }
+      Unpack(v);
+      JsonValue e;
+      e.kind = JsonValue::Kind::kNumber;
+      e.number = n.value;
+      e.where = place;
+      v.items.push_back(std::move(e));
+      return;
+    }
+    Unpack(v);
+    v.items.push_back(Value(depth));
+  }
+  // The packed elements of `v` as values of their own (they are named by the array's place).
+  static void Unpack(JsonValue& v) {
+    for (const std::int64_t x : v.integers) {
+      JsonValue e;
+      e.kind = JsonValue::Kind::kNumber;
+      e.whole = true;
+      e.number = static_cast<double>(x);
+      e.where = v.where;
+      v.items.push_back(std::move(e));
+    }
+    v.integers.clear();
   }
 
   bool Word(std::string_view word) {
@@ -164,7 +228,7 @@ class Reader {
   }
 
   std::string_view text_;
-  const std::string& file_;
+  std::shared_ptr<const std::string> file_;
   std::size_t pos_ = 0;
   TextCursor at_;
 };
@@ -179,11 +243,22 @@ const JsonValue& JsonValue::At(const std::string& key) const {
 }
 
 std::uint32_t JsonValue::AsUInt() const {
-  if (kind != Kind::kNumber || number < 0 || number > 4294967295.0 ||
-      std::floor(number) != number || text.find_first_not_of("0123456789") != std::string::npos) {
+  if (kind != Kind::kNumber || !whole || number < 0 || number > 4294967295.0) {
     throw InputError(where, "expected a whole number (digits only)");
   }
   return static_cast<std::uint32_t>(number);
+}
+
+std::span<const std::int64_t> JsonValue::Integers() const {
+  if (kind != Kind::kArray || !items.empty())
+    throw InputError(where, "expected an array of whole numbers");
+  return integers;
+}
+
+const std::vector<JsonValue>& JsonValue::Items() const {
+  if (kind != Kind::kArray || !integers.empty())
+    throw InputError(where, "expected an array of values other than numbers");
+  return items;
 }
 
 const std::string& JsonValue::AsString() const {

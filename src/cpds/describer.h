@@ -2,6 +2,7 @@
 // with its line, and the sandwich proof is the one of top_k.h with the chosen relation.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -74,11 +75,12 @@ struct CpdsDescriber {
   void AddFigures(run::CountRun& out, Driver& driver) const {
     out.symmetry_classes = abs.Symmetry().classes;
     if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
-      Certify(out, driver.abstract_states());
+      Certify(out, driver.abstract_states(), driver);
     }
   }
   // The certificate of a `safe` (certificate.h): the final set and the relation relative to it.
-  void Certify(run::CountRun& out, const StateStore& set) const {
+  template <class Driver>
+  void Certify(run::CountRun& out, const StateStore& set, const Driver& driver) const {
     if (out.result.proof == Proof::kUpperBound) {
       out.certificate_note =
           "the upper-bound proof ends with O, not with the reached set; certificates are written "
@@ -96,25 +98,60 @@ struct CpdsDescriber {
                                           closed = closed && set.Find(to).has_value();
                                         });
       }
-      if (!closed) {
-        out.certificate_note =
-            "the exact abstract set the exhaustive search found is not closed under the abstract "
-            "post (the abstraction is too coarse to state an inductive invariant); try a larger "
-            "--top";
-        return;
-      }
+      if (!closed) return CertifyExact(out, driver);
     }
+    Write(out, set, abs.k());
+  }
+
+  // After exhaustion with a set that is not closed: the top-K abstraction with K one more than the
+  // deepest reachable stack is exact on the reachable states (a pop from a stack of fewer than K
+  // symbols frees a slot that stays empty), so the reachable states, written as its abstract
+  // states, are closed without the relation's help (a certificate of the same kind).
+  template <class Driver>
+  void CertifyExact(run::CountRun& out, const Driver& driver) const {
+    const std::uint32_t n = model.num_threads();
+    std::uint32_t k = 1;
+    driver.ForEachState([&](StateView s) {
+      for (std::uint32_t t = 0; t < n; ++t) {
+        k = std::max(k, model.stacks().DepthUpTo(s[1 + t], kMaxExactDepth) + 1);
+      }
+    });
+    if (k > kMaxExactDepth) {
+      out.certificate_note =
+          "the exact abstract set the exhaustive search found is not closed "
+          "under the abstract post, and a reachable stack is deeper than " +
+          std::to_string(kMaxExactDepth - 1) + " symbols";
+      return;
+    }
+    StateStore exact(1 + std::size_t{n} * k);
+    std::vector<Word> a(exact.width());
+    driver.ForEachState([&](StateView s) {
+      std::fill(a.begin(), a.end(), MayLieBelow::kBottom);
+      a[0] = s[0];
+      for (std::uint32_t t = 0; t < n; ++t) {
+        StackId id = s[1 + t];
+        for (std::uint32_t j = 0; j < k && id != StackTable::kEmpty; ++j) {
+          a[1 + t * k + j] = model.stacks().Top(id);
+          id = model.stacks().Rest(id);
+        }
+      }
+      exact.FindOrInsert(StateView(a));
+    });
+    Write(out, exact, k);
+  }
+  static constexpr std::uint32_t kMaxExactDepth = 64;  // the checker's largest K
+
+  void Write(run::CountRun& out, const StateStore& set, std::uint32_t k) const {
     std::vector<Symbol> visible;
     const std::uint32_t n = model.num_threads();
     for (std::uint32_t id = 0; id < set.size(); ++id) {
       const StateView a = set.Get(id);
       visible.push_back(a[0]);
-      for (std::uint32_t t = 0; t < n; ++t) visible.push_back(a[1 + t * abs.k()]);
+      for (std::uint32_t t = 0; t < n; ++t) visible.push_back(a[1 + t * k]);
     }
     const MayLieBelow below(model.cpds(), model.init(), &visible);
-    out.certificate =
-        CertificateText({options.model_digest, abs.k(), n, options.deadlock, has_target,
-                         std::string(ProofName(out.result.proof)), &set, &below});
+    out.certificate = CertificateText({options.model_digest, k, n, options.deadlock, has_target,
+                                       std::string(ProofName(out.result.proof)), &set, &below});
   }
 };
 

@@ -60,6 +60,7 @@ class FreeSearch {
   bool stopped() const { return stopped_; }
   const std::string& stop_reason() const { return stop_reason_; }
   std::size_t num_states() const { return states_.size(); }
+  StateView state(std::uint32_t id) const { return states_.Get(id); }
   std::uint64_t image_calls() const { return image_calls_; }
   std::size_t MemoryBytes() const {
     return states_.MemoryBytes() + parents_.capacity() * sizeof(Parent);

@@ -29,7 +29,8 @@ inline constexpr std::uint32_t kMaxTraceThreads = 1000;
 inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_threads) {
   const JsonValue& version = doc.At("druba_trace");
   if (version.AsUInt() != 1) {
-    throw InputError(version.where, "unknown trace format version " + version.text +
+    throw InputError(version.where, "unknown trace format version " +
+                                        std::to_string(version.AsUInt()) +
                                         " (this druba reads version 1)");
   }
   const std::uint32_t n = doc.At("threads").AsUInt();
@@ -53,8 +54,8 @@ inline void CheckCounter(const JsonValue& at, const char* key, std::uint32_t exp
   if (!at.Has(key)) return;
   const JsonValue& value = at.At(key);
   if (value.AsUInt() != expected) {
-    throw InputError(value.where, slot + "'" + key + "' is " + value.text + " but the schedule " +
-                                      "gives " + std::to_string(expected));
+    throw InputError(value.where, slot + "'" + key + "' is " + std::to_string(value.AsUInt()) +
+                                      " but the schedule " + "gives " + std::to_string(expected));
   }
 }
 

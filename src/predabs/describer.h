@@ -89,7 +89,7 @@ struct DrbDescriber {
     for (std::uint32_t id = 0; id < set.size(); ++id) copy->FindOrInsert(set.Get(id));
     out.abstract_set = std::move(copy);
     if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
-      Certify(out, driver.abstract_states());
+      Certify(out, driver.abstract_states(), driver);
     }
     // Refinement weighs its candidates on the concrete states of a run that ended unknown (or, for
     // every count, of the run whose set the closure across counts tests); a state with an interned
@@ -109,31 +109,19 @@ struct DrbDescriber {
     }
   }
 
-  // The certificate of a `safe` at one thread count (docs/certificates.md).
-  void Certify(run::CountRun& out, const StateStore& set) const {
-    if (!fixed_count || options.deadlock || out.result.proof == Proof::kUpperBound) {
-      out.certificate_note =
-          !fixed_count ? "certificates are written for one thread count (--threads N)"
-          : options.deadlock
-              ? "deadlock freedom is proved by exhaustion, which the abstract set does not show"
-              : "the upper-bound proof ends with O, not with the reached set";
+  // The certificate of a `safe` at one thread count (docs/certificates.md): the abstraction and
+  // the abstract set when that set is inductive, else, after exhaustion, the reachable states.
+  template <class Driver>
+  void Certify(run::CountRun& out, const StateStore& set, const Driver& driver) const {
+    if (!fixed_count || out.result.proof == Proof::kUpperBound) {
+      out.certificate_note = !fixed_count
+                                 ? "certificates are written for one thread count (--threads N)"
+                                 : "the upper-bound proof ends with O, not with the reached set";
       return;
     }
-    if (out.result.proof == Proof::kExhausted) {  // exact, but inductive only if closed
-      const auto oracle = abs.MakeClosureOracle(set);
-      bool closed = true;
-      for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
-        oracle.ForEachAbstractSuccessor(set.Get(id),
-                                        [&](std::uint32_t, std::uint32_t, StateView to) {
-                                          closed = closed && set.Find(to).has_value();
-                                        });
-      }
-      if (!closed || !oracle.undecided().empty()) {
-        out.certificate_note =
-            "the exact abstract set the exhaustive search found is not closed under the abstract "
-            "post (the abstraction is too coarse to state an inductive invariant)";
-        return;
-      }
+    if (out.result.proof == Proof::kExhausted && (options.deadlock || !Closed(set))) {
+      CertifyExplicit(out, driver);
+      return;
     }
     std::string states;
     for (std::uint32_t id = 0; id < set.size(); ++id) {
@@ -149,10 +137,60 @@ struct DrbDescriber {
         {"digest", options.model_digest},
         {"threads", model.num_threads()},
         {"proof", ProofName(out.result.proof)},
+        {"deadlock", options.deadlock},
         {"abstraction", AbstractionBlock(program, abs.spec(), "druba_certificate")}};
     std::string text = head.dump();
     text.pop_back();  // the closing brace: the states follow
     out.certificate = text + ",\n\"abstract_states\": [" + states + "\n]}\n";
+  }
+
+  // Whether the exact abstract set an exhaustive search found is closed under the abstract post.
+  bool Closed(const StateStore& set) const {
+    const auto oracle = abs.MakeClosureOracle(set);
+    bool closed = true;
+    for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
+      oracle.ForEachAbstractSuccessor(set.Get(id), [&](std::uint32_t, std::uint32_t, StateView to) {
+        closed = closed && set.Find(to).has_value();
+      });
+    }
+    return closed && oracle.undecided().empty();
+  }
+
+  // The explicit certificate: every state the exhaustive search reached (each variable's value,
+  // each thread's location), which is the reachable set.
+  template <class Driver>
+  void CertifyExplicit(run::CountRun& out, const Driver& driver) const {
+    std::string states;
+    bool fits = true;
+    driver.ForEachState([&](StateView s) {
+      states += states.empty() ? "\n [" : ",\n [";
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i != 0) states += ",";
+        if (IsPcSlot(i)) {
+          states += std::to_string(s[i]);
+          continue;
+        }
+        const Int v = model.values().Decode(s[i]);
+        fits = fits && v <= INT64_MAX && v >= INT64_MIN;
+        states += v.str();
+      }
+      states += "]";
+    });
+    if (!fits) {
+      out.certificate_note = "a reachable value does not fit in 64 bits";
+      return;
+    }
+    const run::Json head = {
+        {"druba_certificate", 1},         {"kind", "drb explicit"},
+        {"digest", options.model_digest}, {"threads", model.num_threads()},
+        {"deadlock", options.deadlock},   {"proof", ProofName(out.result.proof)}};
+    std::string text = head.dump();
+    text.pop_back();  // the closing brace: the states follow
+    out.certificate = text + ",\n\"states\": [" + states + "\n]}\n";
+  }
+  bool IsPcSlot(std::size_t slot) const {
+    const std::size_t base = program.shared.size();
+    return slot >= base && (slot - base) % (1 + program.locals.size()) == 0;
   }
 };
 

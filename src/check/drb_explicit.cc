@@ -1,0 +1,324 @@
+#include "check/drb_explicit.h"
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "predabs/ast.h"
+#include "predabs/parser.h"
+
+namespace druba::check {
+namespace {
+
+using predabs::Expr;
+using predabs::Instr;
+using predabs::Int;
+using predabs::Program;
+using Row = std::vector<std::int64_t>;  // shared values, then per thread: location, locals
+
+struct RuntimeError {};  // inside a statement: the thread fails
+
+Int Truth(bool b) {
+  return b ? 1 : 0;
+}
+
+// The concrete semantics of the program with n threads, as docs/drb.md states it: every
+// subexpression is evaluated (an error anywhere fails the statement), division is Euclidean, an
+// index outside 0..n-1 or a negative nat is an error; a statement is one atomic step.
+class Interpreter {
+ public:
+  Interpreter(const Program& p, std::uint32_t n) : p_(p), n_(n) {
+    for (std::uint32_t t = 0; t < p.templates.size(); ++t) {
+      const std::uint32_t count = p.templates.size() == 1 ? n : p.templates[t].count;
+      for (std::uint32_t c = 0; c < count; ++c) template_of_.push_back(t);
+    }
+  }
+  std::size_t Width() const { return p_.shared.size() + std::size_t{n_} * Stride(); }
+  std::size_t Pc(std::uint32_t t) const { return p_.shared.size() + t * Stride(); }
+  const predabs::ThreadTemplate& TemplateOf(std::uint32_t t) const {
+    return p_.templates[template_of_[t]];
+  }
+
+  Row Initial() const {
+    Row s(Width());
+    for (std::size_t v = 0; v < p_.shared.size(); ++v) s[v] = Small(p_.shared[v].init);
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      s[Pc(t)] = TemplateOf(t).first;
+      for (std::size_t v = 0; v < p_.locals.size(); ++v)
+        s[Pc(t) + 1 + v] = Small(p_.locals[v].init);
+    }
+    return s;
+  }
+
+  // Every successor of thread t in s; `failed` is set when some path fails.
+  std::vector<Row> Successors(const Row& s, std::uint32_t t, bool* failed) const {
+    std::vector<Row> out;
+    const auto pc = static_cast<std::uint32_t>(s[Pc(t)]);
+    if (pc >= p_.statements.size()) return out;  // finished or failed
+    std::vector<Int> state(s.begin(), s.end());
+    Run({{&p_.statements[pc].body, 0}}, std::move(state), t, pc, out, failed);
+    return out;
+  }
+
+  // At its end, failed, or at a statement labelled end...: it may rest for ever.
+  bool Finished(const Row& s, std::uint32_t t) const {
+    const auto pc = static_cast<std::uint64_t>(s[Pc(t)]);
+    return pc >= p_.statements.size() || p_.statements[pc].label.starts_with("end");
+  }
+
+ private:
+  using Frames = std::vector<std::pair<const std::vector<Instr>*, std::size_t>>;
+  std::size_t Stride() const { return 1 + p_.locals.size(); }
+  static std::int64_t Small(const Int& v) {
+    if (v > INT64_MAX || v < INT64_MIN) return INT64_MIN;  // not in any row: leaves the set
+    return static_cast<std::int64_t>(v);
+  }
+
+  void Run(Frames frames, std::vector<Int> st, std::uint32_t t, std::uint32_t stmt,
+           std::vector<Row>& out, bool* failed) const {
+    const auto finish = [&](std::uint32_t target) {
+      st[Pc(t)] = target;
+      Row row(st.size());
+      for (std::size_t i = 0; i < st.size(); ++i) row[i] = Small(st[i]);
+      out.push_back(std::move(row));
+    };
+    try {
+      while (!frames.empty()) {
+        auto& [block, index] = frames.back();
+        if (index == block->size()) {
+          frames.pop_back();
+          continue;
+        }
+        const Instr& op = (*block)[index++];
+        switch (op.kind) {
+          case Instr::Kind::kAssign: {
+            std::vector<Int> values;
+            for (const auto& e : op.exprs) values.push_back(Eval(*e, st, t));
+            for (std::size_t i = 0; i < op.targets.size(); ++i) {
+              const auto& x = op.targets[i];
+              const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+              if (var.type == predabs::Type::kNat && values[i] < 0) throw RuntimeError{};
+            }
+            for (std::size_t i = 0; i < op.targets.size(); ++i) {
+              const auto& x = op.targets[i];
+              st[x.local ? Pc(t) + 1 + x.var : x.var] = values[i];
+            }
+            break;
+          }
+          case Instr::Kind::kAssume:
+            if (Eval(*op.exprs[0], st, t) == 0) return;
+            break;
+          case Instr::Kind::kAssert:
+            if (Eval(*op.exprs[0], st, t) == 0) throw RuntimeError{};
+            break;
+          case Instr::Kind::kIf: {
+            const bool taken = Eval(*op.exprs[0], st, t) != 0;
+            frames.emplace_back(&op.blocks[taken ? 0 : 1], 0);
+            break;
+          }
+          case Instr::Kind::kChoice:
+            for (const auto& alternative : op.blocks) {
+              Frames more = frames;
+              more.emplace_back(&alternative, 0);
+              Run(std::move(more), st, t, stmt, out, failed);
+            }
+            return;
+          case Instr::Kind::kGoto:
+            return finish(op.label);
+        }
+      }
+      finish(p_.statements[stmt].next);
+    } catch (const RuntimeError&) {
+      *failed = true;
+    }
+  }
+
+  Int Eval(const Expr& e, const std::vector<Int>& st, std::uint32_t self) const {
+    std::vector<Int> bound(p_.num_slots);
+    return Eval(e, st, self, bound);
+  }
+  Int Eval(const Expr& e, const std::vector<Int>& st, std::uint32_t self,
+           std::vector<Int>& bound) const {
+    const auto thread = [&]() -> std::size_t {
+      if (e.args.empty()) return self;
+      const Int i = Eval(*e.args[0], st, self, bound);
+      if (i < 0 || i >= n_) throw RuntimeError{};
+      return static_cast<std::size_t>(i);
+    };
+    switch (e.kind) {
+      case Expr::Kind::kNumber:
+      case Expr::Kind::kBool:
+      case Expr::Kind::kLabel:
+        return e.value;
+      case Expr::Kind::kShared:
+        return st[e.var];
+      case Expr::Kind::kLocal:
+        return st[Pc(static_cast<std::uint32_t>(thread())) + 1 + e.var];
+      case Expr::Kind::kPc:
+        return st[Pc(static_cast<std::uint32_t>(thread()))];
+      case Expr::Kind::kSelf:
+        return self;
+      case Expr::Kind::kBound:
+        return bound[e.var];
+      case Expr::Kind::kUnary: {
+        const Int v = Eval(*e.args[0], st, self, bound);
+        return e.op == Expr::Op::kNot ? Truth(v == 0) : Int(-v);
+      }
+      case Expr::Kind::kBinary:
+        return Apply(e.op, Eval(*e.args[0], st, self, bound), Eval(*e.args[1], st, self, bound));
+      default: {  // forall, exists, count over the threads, every body evaluated
+        std::uint32_t count = 0;
+        std::uint32_t range = 0;
+        for (std::uint32_t i = 0; i < n_; ++i) {
+          if (e.exclude_self && i == self) continue;
+          ++range;
+          bound[e.var] = i;
+          if (Eval(*e.args[0], st, self, bound) != 0) ++count;
+        }
+        if (e.kind == Expr::Kind::kForall) return Truth(count == range);
+        return e.kind == Expr::Kind::kExists ? Truth(count > 0) : Int(count);
+      }
+    }
+  }
+
+  static Int Apply(Expr::Op op, const Int& a, const Int& b) {
+    using Op = Expr::Op;
+    if ((op == Op::kDiv || op == Op::kMod) && b == 0) throw RuntimeError{};
+    switch (op) {
+      case Op::kAdd:
+        return a + b;
+      case Op::kSub:
+        return a - b;
+      case Op::kMul:
+        return a * b;
+      case Op::kDiv:
+        return (a - Mod(a, b)) / b;
+      case Op::kMod:
+        return Mod(a, b);
+      case Op::kEq:
+        return Truth(a == b);
+      case Op::kNe:
+        return Truth(a != b);
+      case Op::kLt:
+        return Truth(a < b);
+      case Op::kLe:
+        return Truth(a <= b);
+      case Op::kGt:
+        return Truth(a > b);
+      case Op::kGe:
+        return Truth(a >= b);
+      case Op::kAnd:
+        return Truth(a != 0 && b != 0);
+      case Op::kOr:
+        return Truth(a != 0 || b != 0);
+      default:
+        return Truth(a == 0 || b != 0);  // implies
+    }
+  }
+  // The remainder r of Euclidean division: a = b*q + r, 0 <= r < |b|.
+  static Int Mod(const Int& a, const Int& b) {
+    Int r = a % b;  // the sign of a
+    if (r < 0) r += b < 0 ? Int(-b) : b;
+    return r;
+  }
+
+  const Program& p_;
+  std::uint32_t n_;
+  std::vector<std::uint32_t> template_of_;
+};
+
+std::string Text(const Row& s) {
+  return "[" + fmt::format("{}", fmt::join(s, ", ")) + "]";
+}
+
+// The rows of the certificate; InputError for a row of the wrong width or a thread at a location
+// its template does not have (a failed thread is left to the property check).
+absl::flat_hash_set<Row> ReadRows(const JsonValue& doc, const Interpreter& m, const Program& p,
+                                  std::uint32_t n) {
+  absl::flat_hash_set<Row> set;
+  for (const JsonValue& row : doc.At("states").Items()) {
+    const std::span<const std::int64_t> v = row.Integers();
+    if (v.size() != m.Width()) {
+      throw InputError(row.where, fmt::format("a state has {} numbers: the shared variables, then "
+                                              "each thread's location and locals",
+                                              m.Width()));
+    }
+    for (std::uint32_t t = 0; t < n; ++t) {
+      const std::int64_t pc = v[m.Pc(t)];
+      const auto& tt = m.TemplateOf(t);
+      if (pc != tt.end_pc && pc != p.error_pc && (pc < tt.first || pc >= tt.first + tt.size)) {
+        throw InputError(row.where, fmt::format("thread {} is at location {}, which its template "
+                                                "does not have",
+                                                t, pc));
+      }
+    }
+    set.emplace(v.begin(), v.end());
+  }
+  return set;
+}
+
+}  // namespace
+
+CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
+                                        const std::string& source, const std::string& file) {
+  ExpectKind(doc, "drb explicit");
+  CheckResult r;
+  const Program p = predabs::ParseProgram(source, file);
+  const std::uint32_t n = doc.At("threads").AsUInt();
+  if (n == 0 || n > 64 || (p.templates.size() > 1 && n != p.NumThreads())) {
+    throw InputError(doc.At("threads").where, "a thread count the model does not have");
+  }
+  const JsonValue& asked = doc.At("deadlock");
+  if (asked.kind != JsonValue::Kind::kBool) throw InputError(asked.where, "expected true or false");
+  const bool deadlock = asked.boolean || p.check_deadlock;
+  const Interpreter m(p, n);
+  const absl::flat_hash_set<Row> set = ReadRows(doc, m, p, n);
+  if (doc.At("digest").AsString() != digest) {
+    return Invalid(std::move(r), "digest", "the model is not the one certified");
+  }
+  r.passed.emplace_back("digest");
+  if (!set.contains(m.Initial())) {
+    return Invalid(std::move(r), "initial",
+                   "the initial state " + Text(m.Initial()) + " is not in the set");
+  }
+  r.passed.emplace_back("initial");
+  for (const Row& s : set) {
+    bool stuck = true;
+    bool unfinished = false;
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (s[m.Pc(t)] == p.error_pc) {
+        return Invalid(std::move(r), "property",
+                       Text(s) + ": thread " + std::to_string(t) + " has failed");
+      }
+      bool failed = false;
+      const std::vector<Row> next = m.Successors(s, t, &failed);
+      stuck = stuck && next.empty() && !failed;
+      unfinished = unfinished || !m.Finished(s, t);
+      for (const Row& x : next) {
+        if (!set.contains(x)) {
+          return Invalid(std::move(r), "closure",
+                         Text(s) + " under thread " + std::to_string(t) + " goes to " + Text(x) +
+                             ", not in the set");
+        }
+      }
+      if (failed) {
+        return Invalid(std::move(r), "closure",
+                       Text(s) + " under thread " + std::to_string(t) + ": the step fails");
+      }
+    }
+    if (deadlock && stuck && unfinished) {
+      return Invalid(std::move(r), "property", Text(s) + " is a deadlock");
+    }
+  }
+  r.passed.emplace_back(deadlock ? "property (no failed state, no deadlock)"
+                                 : "property (no failed state)");
+  r.passed.emplace_back("closure");
+  r.valid = true;
+  return r;
+}
+
+}  // namespace druba::check
