@@ -17,7 +17,9 @@
 
 #include "abstraction/driver.h"
 #include "abstraction/upper_bound.h"
+#include "check/drb_explicit.h"
 #include "common/diagnostics.h"
+#include "common/json_reader.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
@@ -473,6 +475,67 @@ TEST(PredabsTest, ArraysAndLoopsAgreeWithBruteForce) {
   EXPECT_GT(safe, testing::AtLeastU(100));
   EXPECT_GT(violations, testing::AtLeastU(50));
   EXPECT_GT(loops, testing::AtLeastU(100));
+}
+
+// The certificate checker's interpreter (src/check/drb_explicit.cc) against this model's
+// semantics: the reachable states without a failed thread, written as an explicit certificate,
+// must be valid exactly when no failure is reachable (else the checker must find the failing
+// step), and with any one state but the initial dropped the checker must find it missing.
+TEST(PredabsTest, ExplicitCertificatesAgreeWithTheModel) {
+  Generator gen(29);
+  std::size_t valid = 0;
+  std::size_t failing = 0;
+  for (int round = 0; round < testing::Sweep(300); ++round) {
+    gen.SetStructured(round % 2 == 0);
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 3, round % 2 == 0, 1 + round % 2, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    States safe_part;
+    bool fails = false;
+    for (const auto& s : Reachable(model)) {
+      const bool failed = model.AnyThreadFailed(StateView(s));
+      fails = fails || failed;
+      if (!failed) safe_part.push_back(s);
+    }
+    const auto certificate = [&](std::size_t drop) {
+      std::string rows;
+      for (std::size_t i = 0; i < safe_part.size(); ++i) {
+        if (i == drop) continue;
+        rows += rows.empty() ? "[" : ",[";
+        for (std::size_t w = 0; w < safe_part[i].size(); ++w) {
+          const bool pc = w >= program.shared.size() &&
+                          (w - program.shared.size()) % (1 + program.locals.size()) == 0;
+          rows += (w == 0 ? "" : ",") + (pc ? std::to_string(safe_part[i][w])
+                                            : model.values().Decode(safe_part[i][w]).str());
+        }
+        rows += "]";
+      }
+      const std::string json = R"({"druba_certificate": 1, "kind": "drb explicit", "digest": "d", )"
+                               R"("threads": )" +
+                               std::to_string(n) + R"(, "deadlock": false, "states": [)" + rows +
+                               "]}";
+      return check::CheckDrbExplicitCertificate(ParseJson(json, "c.json"), "d", text, "random.drb");
+    };
+    const check::CheckResult whole = certificate(safe_part.size());
+    EXPECT_EQ(whole.valid, !fails) << text << whole.failed << ": " << whole.example;
+    if (fails) {
+      EXPECT_EQ(whole.failed, "closure") << text << whole.example;
+    }
+    valid += whole.valid;
+    failing += fails;
+    // BFS order: state 0 is the initial one.
+    if (safe_part.size() > 1) {
+      const check::CheckResult dropped = certificate(1 + round % (safe_part.size() - 1));
+      EXPECT_FALSE(dropped.valid) << text;
+      EXPECT_EQ(dropped.failed, "closure") << text << dropped.example;
+    }
+  }
+  std::fprintf(stderr, "ExplicitCertificates: %zu valid, %zu with a reachable failure\n", valid,
+               failing);
+  EXPECT_GT(valid, testing::AtLeastU(60));
+  EXPECT_GT(failing, testing::AtLeastU(30));
 }
 
 // Refinement against brute force: random finite programs verified with the paper's algorithm
