@@ -259,6 +259,14 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   }
   report.verdict = verdict.verdict;
   report.reason = verdict.reason;
+  if (threads.every_count_from_first && verdict.verdict == Verdict::kSafe) {
+    // The set the closure across counts was decided for (the last count's, equal to the one
+    // before it).
+    run::CountRun& last_run = report.runs.back();
+    last_run.certificate = predabs::PredicatesCertificate(
+        {options.model_digest, threads.first, true, false, "every-count", &final_program, &spec,
+         last_run.abstract_set.get()});
+  }
   if (counts.all) report.all = DescribeAllCounts(final_program, spec, threads.first, *counts.all);
   report.time_s = clock.Seconds();
   report.svg_title = "druba " + options.command + " " + options.model + ", " +

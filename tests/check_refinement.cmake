@@ -2,7 +2,7 @@
 # verdicts) from MODEL, verifies what is left (with --threads THREADS when given) and demands
 # `safe`; then pastes the abstraction block the report printed back into the model and demands
 # that the paper's algorithm alone (--refine off) proves it with that block: the block is a
-# proof, not just a claim. At one thread count the proof's certificate is checked too. Usage:
+# proof, not just a claim. The proof's certificate is checked too. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DTHREADS=N|N..] -P check_refinement.cmake
 cmake_minimum_required(VERSION 3.25)
 file(READ "${MODEL}" text)
@@ -19,13 +19,10 @@ set(args)
 if(THREADS)
   set(args --threads ${THREADS})
 endif()
-# At one thread count the proof is also certified, and the certificate checked (check_certificate).
-set(cert_args)
+# The proof is also certified (for every count too), and the certificate must be checked valid.
 set(cert "${WORKDIR}/${stem}-bare.cert.json")
 file(REMOVE "${cert}")
-if(NOT THREADS MATCHES "\\.\\.$")
-  set(cert_args --certificate "${cert}")
-endif()
+set(cert_args --certificate "${cert}")
 # `druba verify FILE ARGN --json` must say safe; its report is left in `out`, `what` names the run.
 function(verify_safe what file)
   execute_process(COMMAND "${DRUBA}" verify "${file}" ${ARGN} --json
@@ -37,13 +34,12 @@ function(verify_safe what file)
   set(out "${report}" PARENT_SCOPE)
 endfunction()
 verify_safe("without abstraction blocks" "${bare}" ${args} ${cert_args})
-if(EXISTS "${cert}")
-  execute_process(COMMAND "${DRUBA}" check "${bare}" --certificate "${cert}"
-                  RESULT_VARIABLE code OUTPUT_VARIABLE checked ERROR_VARIABLE err)
-  if(NOT code EQUAL 0)
-    message(FATAL_ERROR "${stem}: the certificate of the refined proof is not valid:\n${checked}${err}")
-  endif()
+execute_process(COMMAND "${DRUBA}" check "${bare}" --certificate "${cert}"
+                RESULT_VARIABLE code OUTPUT_VARIABLE checked ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "${stem}: the certificate of the refined proof is not valid:\n${checked}${err}")
 endif()
+message(STATUS "${stem}: ${checked}")
 string(JSON block ERROR_VARIABLE none GET "${out}" refinement abstraction)
 if(none)
   message(STATUS "${stem}: proved without refinement (exhaustion or the default abstraction)")

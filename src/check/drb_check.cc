@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "check/drb_every_count.h"
 #include "common/diagnostics.h"
 #include "predabs/parser.h"
 
@@ -509,6 +510,12 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
     return fail("digest", "the model is not the one certified");
   }
   r.passed.emplace_back("digest");
+  if (doc.Has("every_count")) {
+    const JsonValue& every = doc.At("every_count");
+    if (every.kind != JsonValue::Kind::kBool)
+      throw InputError(every.where, "expected true or false");
+    if (every.boolean) return CheckEveryCount(std::move(r), program, spec, set, n);
+  }
   Queries queries(program, spec, std::move(set), n);
   if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
   r.passed.emplace_back("initial");

@@ -19,6 +19,39 @@
 
 namespace druba::predabs {
 
+// What a certificate of the predicates kind says (docs/certificates.md).
+struct PredicatesFacts {
+  std::string digest;
+  std::uint32_t threads = 0;
+  bool every_count = false;  // for every thread count >= threads
+  bool deadlock = false;
+  std::string proof;
+  const Program* program = nullptr;
+  const AbstractionSpec* spec = nullptr;
+  const StateStore* set = nullptr;  // the abstract states
+};
+
+inline std::string PredicatesCertificate(const PredicatesFacts& f) {
+  std::string states;
+  for (std::uint32_t id = 0; id < f.set->size(); ++id) {
+    const StateView a = f.set->Get(id);
+    states += id == 0 ? "\n [" : ",\n [";
+    for (std::size_t i = 0; i < a.size(); ++i) states += (i == 0 ? "" : ",") + std::to_string(a[i]);
+    states += "]";
+  }
+  run::Json head = {{"druba_certificate", 1},
+                    {"kind", "drb predicates"},
+                    {"digest", f.digest},
+                    {"threads", f.threads},
+                    {"proof", f.proof},
+                    {"deadlock", f.deadlock},
+                    {"abstraction", AbstractionBlock(*f.program, *f.spec, "druba_certificate")}};
+  if (f.every_count) head["every_count"] = true;
+  std::string text = head.dump();
+  text.pop_back();  // the closing brace: the states follow
+  return text + ",\n\"abstract_states\": [" + states + "\n]}\n";
+}
+
 // A `.drb` program in the report's words: a step is its label, statement and line.
 struct DrbDescriber {
   const run::RunOptions& options;
@@ -123,25 +156,9 @@ struct DrbDescriber {
       CertifyExplicit(out, driver);
       return;
     }
-    std::string states;
-    for (std::uint32_t id = 0; id < set.size(); ++id) {
-      const StateView a = set.Get(id);
-      states += id == 0 ? "\n [" : ",\n [";
-      for (std::size_t i = 0; i < a.size(); ++i)
-        states += (i == 0 ? "" : ",") + std::to_string(a[i]);
-      states += "]";
-    }
-    const run::Json head = {
-        {"druba_certificate", 1},
-        {"kind", "drb predicates"},
-        {"digest", options.model_digest},
-        {"threads", model.num_threads()},
-        {"proof", ProofName(out.result.proof)},
-        {"deadlock", options.deadlock},
-        {"abstraction", AbstractionBlock(program, abs.spec(), "druba_certificate")}};
-    std::string text = head.dump();
-    text.pop_back();  // the closing brace: the states follow
-    out.certificate = text + ",\n\"abstract_states\": [" + states + "\n]}\n";
+    out.certificate = PredicatesCertificate(
+        {options.model_digest, model.num_threads(), false, options.deadlock,
+         std::string(ProofName(out.result.proof)), &program, &abs.spec(), &set});
   }
 
   // Whether the exact abstract set an exhaustive search found is closed under the abstract post.

@@ -1,0 +1,433 @@
+#include "check/drb_every_count.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+namespace druba::check {
+namespace {
+
+using predabs::Expr;
+using predabs::Instr;
+using predabs::Program;
+using Kind = Expr::Kind;
+using Op = Expr::Op;
+
+// What the encoding cannot state for every thread count.
+struct Unsupported {
+  std::string what;
+};
+
+// A state of any thread count: the shared variables, and the locations and each local as arrays
+// from the thread sort to integers.
+struct State {
+  std::vector<z3::expr> shared;
+  z3::expr pc;
+  std::vector<z3::expr> locals;
+};
+
+class Symbolic {
+ public:
+  Symbolic(const Program& p, z3::context& ctx)
+      : p_(p), ctx_(ctx), thread_(ctx.uninterpreted_sort("Thread")) {}
+
+  z3::expr Thread(const std::string& name) { return ctx_.constant(Name(name).c_str(), thread_); }
+  z3::expr Int(const predabs::Int& v) { return ctx_.int_val(v.str().c_str()); }
+
+  State Fresh(const std::string& tag) {
+    const z3::sort array = ctx_.array_sort(thread_, ctx_.int_sort());
+    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}};
+    for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
+    for (const auto& v : p_.locals)
+      s.locals.push_back(ctx_.constant((tag + v.name).c_str(), array));
+    return s;
+  }
+  State Initial() {
+    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}};
+    for (const auto& v : p_.shared) s.shared.push_back(Int(v.init));
+    for (const auto& v : p_.locals) s.locals.push_back(z3::const_array(thread_, Int(v.init)));
+    return s;
+  }
+
+  // Declared types; every thread at one of the template's statements or its end.
+  z3::expr WellFormed(const State& s) {
+    z3::expr_vector parts(ctx_);
+    const auto typed = [&](const predabs::Variable& v, const z3::expr& x) {
+      if (v.type == predabs::Type::kNat) parts.push_back(x >= 0);
+      if (v.type == predabs::Type::kBool) parts.push_back(x == 0 || x == 1);
+    };
+    for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
+    const z3::expr i = Thread("w");
+    const auto& tt = p_.templates[0];
+    const z3::expr pc = z3::select(s.pc, i);
+    parts.push_back(
+        (pc >= static_cast<int>(tt.first) && pc < static_cast<int>(tt.first + tt.size)) ||
+        pc == static_cast<int>(tt.end_pc));
+    for (std::size_t v = 0; v < p_.locals.size(); ++v)
+      typed(p_.locals[v], z3::select(s.locals[v], i));
+    return z3::forall(i, z3::mk_and(parts));
+  }
+
+  // The value of `e` in s from thread `self`'s view; *fail collects when its evaluation fails.
+  z3::expr Eval(const Expr& e, const State& s, const z3::expr& self, std::vector<z3::expr>& bound,
+                z3::expr* fail) {
+    switch (e.kind) {
+      case Kind::kNumber:
+      case Kind::kBool:
+      case Kind::kLabel:
+        return Int(e.value);
+      case Kind::kShared:
+        return s.shared[e.var];
+      case Kind::kLocal:
+        return z3::select(s.locals[e.var], ThreadOf(e, self, bound));
+      case Kind::kPc:
+        return z3::select(s.pc, ThreadOf(e, self, bound));
+      case Kind::kSelf:
+      case Kind::kBound:
+        throw Unsupported{"a thread used as a number"};
+      case Kind::kUnary: {
+        const z3::expr v = Eval(*e.args[0], s, self, bound, fail);
+        return e.op == Op::kNot ? Truth(v == 0) : -v;
+      }
+      case Kind::kBinary:
+        if (e.op >= Op::kEq && e.op <= Op::kGe &&
+            (e.args[0]->kind == Kind::kCount || e.args[1]->kind == Kind::kCount)) {
+          return CompareCount(e, s, self, bound, fail);
+        }
+        return Binary(e.op, Eval(*e.args[0], s, self, bound, fail),
+                      Eval(*e.args[1], s, self, bound, fail), fail);
+      case Kind::kCount:
+        throw Unsupported{"a `count` of threads"};
+      case Kind::kForall:
+      case Kind::kExists:
+        break;
+    }
+    const z3::expr i = Thread("q");
+    bound[e.var] = i;
+    z3::expr body_fail = ctx_.bool_val(false);
+    const z3::expr body = Eval(*e.args[0], s, self, bound, &body_fail) != 0;
+    const z3::expr range = e.exclude_self ? i != self : ctx_.bool_val(true);
+    *fail = *fail || z3::exists(i, range && body_fail);  // every body is evaluated
+    return Truth(e.kind == Kind::kForall ? z3::forall(i, z3::implies(range, body))
+                                         : z3::exists(i, range && body));
+  }
+
+  // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate's
+  // runtime errors are not part of it).
+  std::vector<z3::expr> Alpha(const predabs::AbstractionSpec& spec, const State& s,
+                              const z3::expr& view) {
+    std::vector<z3::expr> out;
+    for (const auto& tracked : spec.pcs) {
+      if (tracked.thread) throw Unsupported{"a fixed thread's location in the abstraction"};
+      out.push_back(z3::select(s.pc, view));
+    }
+    for (const auto& pred : spec.predicates) {
+      std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+      z3::expr ignored = ctx_.bool_val(false);
+      out.push_back(Truth(Eval(*pred.expr, s, view, bound, &ignored) != 0));
+    }
+    return out;
+  }
+
+  struct Outcome {
+    z3::expr guard;
+    State post;
+    bool failed;
+  };
+  // Thread t executing statement `stmt` from s: each outcome a guard, the state after, and
+  // whether the thread failed.
+  std::vector<Outcome> Execute(const z3::expr& t, std::uint32_t stmt, const State& s) {
+    std::vector<Outcome> out;
+    Run(p_.statements[stmt].body, 0, t, stmt, Path{ctx_.bool_val(true), s, {}}, out);
+    return out;
+  }
+
+ private:
+  struct Path {
+    z3::expr guard;
+    State state;
+    std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
+  };
+
+  std::string Name(const std::string& stem) { return fmt::format("{}!{}", stem, next_++); }
+  z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
+
+  // `count(i: body) OP k` with k a number: "at least m threads in range satisfy body" is m
+  // distinct threads that do.
+  z3::expr CompareCount(const Expr& e, const State& s, const z3::expr& self,
+                        std::vector<z3::expr>& bound, z3::expr* fail) {
+    const bool left = e.args[0]->kind == Kind::kCount;
+    const Expr& c = *e.args[left ? 0 : 1];
+    const Expr& k = *e.args[left ? 1 : 0];
+    if (k.kind != Kind::kNumber) throw Unsupported{"a `count` compared with other than a number"};
+    Op op = e.op;  // as count OP k
+    if (!left && op >= Op::kLt) {
+      op = op == Op::kLt ? Op::kGt : op == Op::kLe ? Op::kGe : op == Op::kGt ? Op::kLt : Op::kLe;
+    }
+    const auto at_least = [&](const predabs::Int& m) -> z3::expr {
+      if (m <= 0) return ctx_.bool_val(true);
+      if (m > 64) return ctx_.bool_val(false);  // beyond what a checked count may need
+      z3::expr_vector ids(ctx_);
+      z3::expr_vector each(ctx_);
+      z3::expr body_fail = ctx_.bool_val(false);
+      for (predabs::Int j = 0; j < m; ++j) {
+        const z3::expr i = Thread("c");
+        bound[c.var] = i;
+        ids.push_back(i);
+        each.push_back(Eval(*c.args[0], s, self, bound, &body_fail) != 0);
+        if (c.exclude_self) each.push_back(i != self);
+      }
+      if (ids.size() > 1) each.push_back(z3::distinct(ids));
+      return z3::exists(ids, z3::mk_and(each));
+    };
+    {  // every body is evaluated: an error for any thread in range fails the statement
+      const z3::expr i = Thread("c");
+      bound[c.var] = i;
+      z3::expr body_fail = ctx_.bool_val(false);
+      Eval(*c.args[0], s, self, bound, &body_fail);
+      *fail =
+          *fail || z3::exists(i, (c.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
+    }
+    const predabs::Int& m = k.value;
+    switch (op) {
+      case Op::kGe:
+        return Truth(at_least(m));
+      case Op::kGt:
+        return Truth(at_least(m + 1));
+      case Op::kLe:
+        return Truth(!at_least(m + 1));
+      case Op::kLt:
+        return Truth(!at_least(m));
+      case Op::kEq:
+        return Truth(at_least(m) && !at_least(m + 1));
+      default:
+        return Truth(!(at_least(m) && !at_least(m + 1)));  // !=
+    }
+  }
+
+  z3::expr ThreadOf(const Expr& holder, const z3::expr& self, const std::vector<z3::expr>& bound) {
+    if (holder.args.empty() || holder.args[0]->kind == Kind::kSelf) return self;
+    if (holder.args[0]->kind == Kind::kBound) return bound[holder.args[0]->var];
+    throw Unsupported{"an index that is not a thread"};
+  }
+
+  z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
+    switch (op) {
+      case Op::kAdd:
+        return a + b;
+      case Op::kSub:
+        return a - b;
+      case Op::kMul:
+        return a * b;
+      case Op::kDiv:
+      case Op::kMod: {
+        *fail = *fail || b == 0;
+        const z3::expr safe = z3::ite(b == 0, ctx_.int_val(1), b);  // Euclidean, as Z3's
+        return op == Op::kDiv ? z3::expr(ctx_, Z3_mk_div(ctx_, a, safe))
+                              : z3::expr(ctx_, Z3_mk_mod(ctx_, a, safe));
+      }
+      case Op::kEq:
+        return Truth(a == b);
+      case Op::kNe:
+        return Truth(a != b);
+      case Op::kLt:
+        return Truth(a < b);
+      case Op::kLe:
+        return Truth(a <= b);
+      case Op::kGt:
+        return Truth(a > b);
+      case Op::kGe:
+        return Truth(a >= b);
+      case Op::kAnd:
+        return Truth(a != 0 && b != 0);
+      case Op::kOr:
+        return Truth(a != 0 || b != 0);
+      default:
+        return Truth(a == 0 || b != 0);  // implies
+    }
+  }
+
+  void Finish(const Path& path, const z3::expr& t, std::uint32_t target, bool failed,
+              std::vector<Outcome>& out) {
+    State post = path.state;
+    post.pc = z3::store(post.pc, t, ctx_.int_val(target));
+    out.push_back({path.guard, std::move(post), failed});
+  }
+
+  // `e` on the path; the failing branch goes to `out` and the path narrows to where it does not.
+  z3::expr Value(const Expr& e, Path& path, const z3::expr& t, std::vector<Outcome>& out) {
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    z3::expr fail = ctx_.bool_val(false);
+    z3::expr v = Eval(e, path.state, t, bound, &fail);
+    Finish(Path{path.guard && fail, path.state, {}}, t, p_.error_pc, true, out);
+    path.guard = path.guard && !fail;
+    return v;
+  }
+
+  void Run(const std::vector<Instr>& ops, std::size_t index, const z3::expr& t, std::uint32_t stmt,
+           Path path, std::vector<Outcome>& out) {
+    const std::vector<Instr>* block = &ops;
+    for (;;) {
+      if (index == block->size()) {
+        if (path.frames.empty()) return Finish(path, t, p_.statements[stmt].next, false, out);
+        std::tie(block, index) = path.frames.back();
+        path.frames.pop_back();
+        continue;
+      }
+      const Instr& op = (*block)[index++];
+      switch (op.kind) {
+        case Instr::Kind::kAssign: {
+          std::vector<z3::expr> values;
+          for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
+          z3::expr negative = ctx_.bool_val(false);
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const auto& x = op.targets[i];
+            const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+            if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
+          }
+          Finish(Path{path.guard && negative, path.state, {}}, t, p_.error_pc, true, out);
+          path.guard = path.guard && !negative;
+          for (std::size_t i = 0; i < op.targets.size(); ++i) {
+            const auto& x = op.targets[i];
+            if (x.local) {
+              path.state.locals[x.var] = z3::store(path.state.locals[x.var], t, values[i]);
+            } else {
+              path.state.shared[x.var] = values[i];
+            }
+          }
+          break;
+        }
+        case Instr::Kind::kAssume:
+          path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;
+          break;
+        case Instr::Kind::kAssert: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          Finish(Path{path.guard && c == 0, path.state, {}}, t, p_.error_pc, true, out);
+          path.guard = path.guard && c != 0;
+          break;
+        }
+        case Instr::Kind::kIf: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          path.frames.emplace_back(block, index);
+          Path other = path;
+          other.guard = path.guard && c == 0;
+          Run(op.blocks[1], 0, t, stmt, other, out);
+          path.guard = path.guard && c != 0;
+          block = &op.blocks[0];
+          index = 0;
+          break;
+        }
+        case Instr::Kind::kChoice:
+          path.frames.emplace_back(block, index);
+          for (const auto& alternative : op.blocks) Run(alternative, 0, t, stmt, path, out);
+          return;
+        case Instr::Kind::kGoto:
+          return Finish(path, t, op.label, false, out);
+      }
+    }
+  }
+
+  const Program& p_;
+  z3::context& ctx_;
+  z3::sort thread_;
+  std::uint64_t next_ = 0;
+};
+
+using Abstract = std::vector<std::uint32_t>;
+
+z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
+               const std::vector<Abstract>& set) {
+  z3::expr_vector options(ctx);
+  for (const Abstract& a : set) {
+    z3::expr_vector same(ctx);
+    for (std::size_t i = 0; i < alpha.size(); ++i)
+      same.push_back(alpha[i] == static_cast<int>(a[i]));
+    options.push_back(z3::mk_and(same));
+  }
+  return z3::mk_or(options);
+}
+
+std::string Text(const Abstract& a) {
+  return fmt::format("[{}]", fmt::join(a, ", "));
+}
+
+}  // namespace
+
+CheckResult CheckEveryCount(CheckResult r, const Program& program,
+                            const predabs::AbstractionSpec& spec, const std::vector<Abstract>& set,
+                            std::uint32_t min_threads) {
+  const std::string counts = fmt::format("every count >= {}", min_threads);
+  if (!program.symmetric || !spec.symmetric) {
+    return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");
+  }
+  z3::context ctx;
+  z3::solver solver(ctx);
+  z3::params params(ctx);
+  params.set("timeout", 30000U);
+  solver.set(params);
+  Symbolic sym(program, ctx);
+  z3::expr_vector threads(ctx);  // at least min_threads of them
+  for (std::uint32_t k = 0; k < min_threads; ++k) threads.push_back(sym.Thread("d"));
+  if (min_threads > 1) solver.add(z3::distinct(threads));
+  const auto decide = [&](const z3::expr& query) {
+    solver.push();
+    solver.add(query);
+    const z3::check_result result = solver.check();
+    solver.pop();
+    return result;
+  };
+  try {
+    const z3::expr view = sym.Thread("z");
+    if (const auto result = decide(!InSet(ctx, sym.Alpha(spec, sym.Initial(), view), set));
+        result != z3::unsat) {
+      return Invalid(std::move(r), "initial",
+                     result == z3::sat ? "the initial state's view is not in the set at some count"
+                                       : "the solver could not decide it");
+    }
+    r.passed.push_back("initial (" + counts + ")");
+    const State s = sym.Fresh("s_");
+    const z3::expr k = sym.Thread("k");
+    const z3::expr t = sym.Thread("t");
+    // The invariant, every thread's view in S, is quantified; a query is first asked with only
+    // the stepping thread's view in S (a weaker assumption, so unsat there is unsat with all),
+    // which quantifier instantiation finds easier, and then with every view.
+    solver.add(sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
+    const z3::expr every_view = z3::forall(k, InSet(ctx, sym.Alpha(spec, s, k), set));
+    const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
+    const auto& tt = program.templates[0];
+    std::uint64_t queries = 0;
+    for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+      z3::expr_vector escapes(ctx);
+      for (const auto& o : sym.Execute(t, stmt, s)) {
+        escapes.push_back(o.guard && (o.failed ? ctx.bool_val(true)
+                                               : !InSet(ctx, sym.Alpha(spec, o.post, view), set)));
+      }
+      for (const Abstract& a : set) {
+        z3::expr_vector here(ctx);
+        for (std::size_t i = 0; i < a.size(); ++i)
+          here.push_back(alpha[i] == static_cast<int>(a[i]));
+        ++queries;
+        const z3::expr query =
+            z3::mk_and(here) && z3::select(s.pc, t) == static_cast<int>(stmt) && z3::mk_or(escapes);
+        if (decide(query) == z3::unsat) continue;
+        ++queries;
+        const auto result = decide(query && every_view);
+        if (result == z3::unsat) continue;
+        return Invalid(std::move(r), "closure",
+                       fmt::format("{} under a thread executing {}: {}", Text(a),
+                                   program.statements[stmt].label,
+                                   result == z3::sat ? "a successor fails or leaves the set"
+                                                     : "the solver could not decide it"));
+      }
+    }
+    r.passed.push_back(fmt::format("property and closure ({}, {} queries)", counts, queries));
+  } catch (const Unsupported& u) {
+    return Invalid(std::move(r), "unsupported",
+                   u.what + " cannot be stated for every thread count by this checker");
+  }
+  r.valid = true;
+  return r;
+}
+
+}  // namespace druba::check
