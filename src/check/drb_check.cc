@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "check/drb_steps.h"
+
 #include "check/drb_every_count.h"
 #include "common/diagnostics.h"
 #include "predabs/parser.h"
@@ -19,7 +21,6 @@ namespace druba::check {
 namespace {
 
 using predabs::Expr;
-using predabs::Instr;
 using predabs::Program;
 using Kind = Expr::Kind;
 using Op = Expr::Op;
@@ -35,10 +36,10 @@ struct Sym {
 // The checker's own encoding of the `.drb` semantics (docs/drb.md) for a fixed thread count:
 // quantifiers over threads are unrolled, every subexpression is evaluated (a runtime error in any
 // of them fails the statement), division is Euclidean, and a failure sends the thread to `error`.
-class Encoding {
+class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
  public:
   Encoding(const Program& program, std::uint32_t n, z3::context& ctx)
-      : p_(program), n_(n), ctx_(ctx) {
+      : StatementEncoder(program, ctx), n_(n) {
     for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
       const std::uint32_t count = program.templates.size() == 1 ? n : program.templates[t].count;
       for (std::uint32_t c = 0; c < count; ++c) template_of_.push_back(t);
@@ -132,168 +133,20 @@ class Encoding {
     return count;
   }
 
-  // The outcomes of thread t executing statement `stmt` from s: each a guard, the state after,
-  // and whether the thread failed.
-  struct Outcome {
-    z3::expr guard;
-    Sym post;
-    bool failed;
-  };
-  std::vector<Outcome> Execute(std::uint32_t t, std::uint32_t stmt, const Sym& s) {
-    std::vector<Outcome> out;
-    Path path{ctx_.bool_val(true), s, {}};
-    Run(p_.statements[stmt].body, 0, t, stmt, path, out);
-    return out;
-  }
-
   std::uint32_t n() const { return n_; }
   std::uint32_t TemplateOf(std::uint32_t t) const { return template_of_[t]; }
   z3::context& ctx() { return ctx_; }
 
+  // StatementEncoder: a step writes thread t's copy of a local, and moves t.
+  void Write(Sym& s, const Instr::Target& x, std::uint32_t t, const z3::expr& value) {
+    (x.local ? s.locals[t][x.var] : s.shared[x.var]) = value;
+  }
+  void MoveTo(Sym& s, std::uint32_t t, std::uint32_t location) { s.pc[t] = ctx_.int_val(location); }
+
  private:
-  struct Path {
-    z3::expr guard;
-    Sym state;
-    std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
-  };
-
-  z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
-    const auto truth = [&](const z3::expr& c) {
-      return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0));
-    };
-    switch (op) {
-      case Op::kAdd:
-        return a + b;
-      case Op::kSub:
-        return a - b;
-      case Op::kMul:
-        return a * b;
-      case Op::kDiv:
-      case Op::kMod: {
-        *fail = *fail || b == 0;
-        // Euclidean, as Z3's div and mod are; the value at b == 0 does not matter (it fails).
-        const z3::expr safe = z3::ite(b == 0, ctx_.int_val(1), b);
-        return op == Op::kDiv ? z3::expr(ctx_, Z3_mk_div(ctx_, a, safe))
-                              : z3::expr(ctx_, Z3_mk_mod(ctx_, a, safe));
-      }
-      case Op::kEq:
-        return truth(a == b);
-      case Op::kNe:
-        return truth(a != b);
-      case Op::kLt:
-        return truth(a < b);
-      case Op::kLe:
-        return truth(a <= b);
-      case Op::kGt:
-        return truth(a > b);
-      case Op::kGe:
-        return truth(a >= b);
-      case Op::kAnd:
-        return truth(a != 0 && b != 0);
-      case Op::kOr:
-        return truth(a != 0 || b != 0);
-      case Op::kImplies:
-        return truth(a == 0 || b != 0);
-      default:
-        throw InputError({p_.file, 0, 0}, "check: an operator it does not know");
-    }
-  }
-
-  void Finish(Path& path, std::uint32_t t, std::uint32_t target, bool failed,
-              std::vector<Outcome>& out) {
-    Sym post = path.state;
-    post.pc[t] = ctx_.int_val(target);
-    out.push_back({path.guard, std::move(post), failed});
-  }
-
-  // Evaluates `e` on the path; adds the failing branch to `out` and narrows the path to where it
-  // does not fail.
-  z3::expr Value(const Expr& e, Path& path, std::uint32_t t, std::vector<Outcome>& out) {
-    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
-    z3::expr fail = ctx_.bool_val(false);
-    z3::expr v = Eval(e, path.state, t, bound, &fail);
-    Path failing{path.guard && fail, path.state, {}};
-    Finish(failing, t, p_.error_pc, true, out);
-    path.guard = path.guard && !fail;
-    return v;
-  }
-
-  void Run(const std::vector<Instr>& ops, std::size_t index, std::uint32_t t, std::uint32_t stmt,
-           Path path, std::vector<Outcome>& out) {
-    const std::vector<Instr>* block = &ops;
-    for (;;) {
-      if (index == block->size()) {
-        if (path.frames.empty()) return Finish(path, t, p_.statements[stmt].next, false, out);
-        block = path.frames.back().first;
-        index = path.frames.back().second;
-        path.frames.pop_back();
-        continue;
-      }
-      const Instr& op = (*block)[index++];
-      switch (op.kind) {
-        case Instr::Kind::kAssign: {
-          std::vector<z3::expr> values;
-          for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
-          z3::expr negative = ctx_.bool_val(false);
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const auto& target = op.targets[i];
-            const auto& var = target.local ? p_.locals[target.var] : p_.shared[target.var];
-            if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
-          }
-          Path failing{path.guard && negative, path.state, {}};
-          Finish(failing, t, p_.error_pc, true, out);
-          path.guard = path.guard && !negative;
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const auto& target = op.targets[i];
-            (target.local ? path.state.locals[t][target.var] : path.state.shared[target.var]) =
-                values[i];
-          }
-          break;
-        }
-        case Instr::Kind::kAssume:
-          path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;
-          break;
-        case Instr::Kind::kAssert: {
-          const z3::expr c = Value(*op.exprs[0], path, t, out);
-          Path failing{path.guard && c == 0, path.state, {}};
-          Finish(failing, t, p_.error_pc, true, out);
-          path.guard = path.guard && c != 0;
-          break;
-        }
-        case Instr::Kind::kIf: {
-          const z3::expr c = Value(*op.exprs[0], path, t, out);
-          path.frames.emplace_back(block, index);
-          Path other = path;
-          other.guard = path.guard && c == 0;
-          Run(op.blocks[1], 0, t, stmt, other, out);
-          path.guard = path.guard && c != 0;
-          block = &op.blocks[0];
-          index = 0;
-          break;
-        }
-        case Instr::Kind::kChoice:
-          path.frames.emplace_back(block, index);
-          for (const auto& alternative : op.blocks) Run(alternative, 0, t, stmt, path, out);
-          return;
-        case Instr::Kind::kGoto:
-          return Finish(path, t, op.label, false, out);
-      }
-    }
-  }
-
-  const Program& p_;
   std::uint32_t n_;
-  z3::context& ctx_;
   std::vector<std::uint32_t> template_of_;
 };
-
-using Abstract = std::vector<std::uint32_t>;
-
-std::string Text(const Abstract& a) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < a.size(); ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", a[i]);
-  return out + "]";
-}
 
 // The abstraction of s from thread `view`'s point of view (the tracked locations, each predicate
 // as 0/1; the failed bit is left out: no state of S may have it).
@@ -308,18 +161,6 @@ std::vector<z3::expr> Alpha(Encoding& enc, const predabs::AbstractionSpec& spec,
                           enc.ctx().int_val(0)));
   }
   return out;
-}
-
-z3::expr InSet(Encoding& enc, const std::vector<z3::expr>& alpha,
-               const std::vector<Abstract>& set) {
-  z3::expr_vector options(enc.ctx());
-  for (const Abstract& a : set) {
-    z3::expr_vector same(enc.ctx());
-    for (std::size_t i = 0; i < alpha.size(); ++i)
-      same.push_back(alpha[i] == static_cast<int>(a[i]));
-    options.push_back(z3::mk_and(same));
-  }
-  return z3::mk_or(options);
 }
 
 }  // namespace
@@ -371,7 +212,7 @@ class Queries {
       }
     }
     const z3::check_result r =
-        Decide(z3::mk_and(init) && !InSet(enc_, Alpha(enc_, spec_, s0, 0), set_));
+        Decide(z3::mk_and(init) && !InSet(ctx_, Alpha(enc_, spec_, s0, 0), set_));
     if (r == z3::unsat) return "";
     return r == z3::sat ? "the initial state's abstraction is not in the set"
                         : "the solver could not decide it";
@@ -389,7 +230,7 @@ class Queries {
         for (const auto& o : enc_.Execute(t, stmt, s)) {
           escapes.push_back(
               o.guard &&
-              (o.failed ? ctx_.bool_val(true) : !InSet(enc_, Alpha(enc_, spec_, o.post, 0), set_)));
+              (o.failed ? ctx_.bool_val(true) : !InSet(ctx_, Alpha(enc_, spec_, o.post, 0), set_)));
         }
         for (const Abstract& a : set_) {
           z3::expr_vector here(ctx_);
@@ -450,7 +291,7 @@ class Queries {
     pre.push_back(enc_.WellFormed(s));
     if (program_.symmetric && spec_.symmetric) {
       for (std::uint32_t k = 1; k < enc_.n(); ++k) {
-        pre.push_back(InSet(enc_, Alpha(enc_, spec_, s, k), set_));
+        pre.push_back(InSet(ctx_, Alpha(enc_, spec_, s, k), set_));
       }
     }
     solver_.add(z3::mk_and(pre));

@@ -5,14 +5,14 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "check/drb_steps.h"
+
 namespace druba::check {
 namespace {
 
 using predabs::Expr;
-using predabs::Instr;
 using predabs::Program;
 using Kind = Expr::Kind;
-using Op = Expr::Op;
 
 // What the encoding cannot state for every thread count.
 struct Unsupported {
@@ -27,10 +27,10 @@ struct State {
   std::vector<z3::expr> locals;
 };
 
-class Symbolic {
+class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
   Symbolic(const Program& p, z3::context& ctx)
-      : p_(p), ctx_(ctx), thread_(ctx.uninterpreted_sort("Thread")) {}
+      : StatementEncoder(p, ctx), thread_(ctx.uninterpreted_sort("Thread")) {}
 
   z3::expr Thread(const std::string& name) { return ctx_.constant(Name(name).c_str(), thread_); }
   z3::expr Int(const predabs::Int& v) { return ctx_.int_val(v.str().c_str()); }
@@ -130,28 +130,20 @@ class Symbolic {
     return out;
   }
 
-  struct Outcome {
-    z3::expr guard;
-    State post;
-    bool failed;
-  };
-  // Thread t executing statement `stmt` from s: each outcome a guard, the state after, and
-  // whether the thread failed.
-  std::vector<Outcome> Execute(const z3::expr& t, std::uint32_t stmt, const State& s) {
-    std::vector<Outcome> out;
-    Run(p_.statements[stmt].body, 0, t, stmt, Path{ctx_.bool_val(true), s, {}}, out);
-    return out;
+  // StatementEncoder: a step writes thread t's copy of a local, and moves t.
+  void Write(State& s, const Instr::Target& x, const z3::expr& t, const z3::expr& value) {
+    if (x.local) {
+      s.locals[x.var] = z3::store(s.locals[x.var], t, value);
+    } else {
+      s.shared[x.var] = value;
+    }
+  }
+  void MoveTo(State& s, const z3::expr& t, std::uint32_t location) {
+    s.pc = z3::store(s.pc, t, ctx_.int_val(location));
   }
 
  private:
-  struct Path {
-    z3::expr guard;
-    State state;
-    std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
-  };
-
   std::string Name(const std::string& stem) { return fmt::format("{}!{}", stem, next_++); }
-  z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
 
   // `count(i: body) OP k` with k a number: "at least m threads in range satisfy body" is m
   // distinct threads that do.
@@ -212,145 +204,9 @@ class Symbolic {
     throw Unsupported{"an index that is not a thread"};
   }
 
-  z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
-    switch (op) {
-      case Op::kAdd:
-        return a + b;
-      case Op::kSub:
-        return a - b;
-      case Op::kMul:
-        return a * b;
-      case Op::kDiv:
-      case Op::kMod: {
-        *fail = *fail || b == 0;
-        const z3::expr safe = z3::ite(b == 0, ctx_.int_val(1), b);  // Euclidean, as Z3's
-        return op == Op::kDiv ? z3::expr(ctx_, Z3_mk_div(ctx_, a, safe))
-                              : z3::expr(ctx_, Z3_mk_mod(ctx_, a, safe));
-      }
-      case Op::kEq:
-        return Truth(a == b);
-      case Op::kNe:
-        return Truth(a != b);
-      case Op::kLt:
-        return Truth(a < b);
-      case Op::kLe:
-        return Truth(a <= b);
-      case Op::kGt:
-        return Truth(a > b);
-      case Op::kGe:
-        return Truth(a >= b);
-      case Op::kAnd:
-        return Truth(a != 0 && b != 0);
-      case Op::kOr:
-        return Truth(a != 0 || b != 0);
-      default:
-        return Truth(a == 0 || b != 0);  // implies
-    }
-  }
-
-  void Finish(const Path& path, const z3::expr& t, std::uint32_t target, bool failed,
-              std::vector<Outcome>& out) {
-    State post = path.state;
-    post.pc = z3::store(post.pc, t, ctx_.int_val(target));
-    out.push_back({path.guard, std::move(post), failed});
-  }
-
-  // `e` on the path; the failing branch goes to `out` and the path narrows to where it does not.
-  z3::expr Value(const Expr& e, Path& path, const z3::expr& t, std::vector<Outcome>& out) {
-    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
-    z3::expr fail = ctx_.bool_val(false);
-    z3::expr v = Eval(e, path.state, t, bound, &fail);
-    Finish(Path{path.guard && fail, path.state, {}}, t, p_.error_pc, true, out);
-    path.guard = path.guard && !fail;
-    return v;
-  }
-
-  void Run(const std::vector<Instr>& ops, std::size_t index, const z3::expr& t, std::uint32_t stmt,
-           Path path, std::vector<Outcome>& out) {
-    const std::vector<Instr>* block = &ops;
-    for (;;) {
-      if (index == block->size()) {
-        if (path.frames.empty()) return Finish(path, t, p_.statements[stmt].next, false, out);
-        std::tie(block, index) = path.frames.back();
-        path.frames.pop_back();
-        continue;
-      }
-      const Instr& op = (*block)[index++];
-      switch (op.kind) {
-        case Instr::Kind::kAssign: {
-          std::vector<z3::expr> values;
-          for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
-          z3::expr negative = ctx_.bool_val(false);
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const auto& x = op.targets[i];
-            const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
-            if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
-          }
-          Finish(Path{path.guard && negative, path.state, {}}, t, p_.error_pc, true, out);
-          path.guard = path.guard && !negative;
-          for (std::size_t i = 0; i < op.targets.size(); ++i) {
-            const auto& x = op.targets[i];
-            if (x.local) {
-              path.state.locals[x.var] = z3::store(path.state.locals[x.var], t, values[i]);
-            } else {
-              path.state.shared[x.var] = values[i];
-            }
-          }
-          break;
-        }
-        case Instr::Kind::kAssume:
-          path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;
-          break;
-        case Instr::Kind::kAssert: {
-          const z3::expr c = Value(*op.exprs[0], path, t, out);
-          Finish(Path{path.guard && c == 0, path.state, {}}, t, p_.error_pc, true, out);
-          path.guard = path.guard && c != 0;
-          break;
-        }
-        case Instr::Kind::kIf: {
-          const z3::expr c = Value(*op.exprs[0], path, t, out);
-          path.frames.emplace_back(block, index);
-          Path other = path;
-          other.guard = path.guard && c == 0;
-          Run(op.blocks[1], 0, t, stmt, other, out);
-          path.guard = path.guard && c != 0;
-          block = &op.blocks[0];
-          index = 0;
-          break;
-        }
-        case Instr::Kind::kChoice:
-          path.frames.emplace_back(block, index);
-          for (const auto& alternative : op.blocks) Run(alternative, 0, t, stmt, path, out);
-          return;
-        case Instr::Kind::kGoto:
-          return Finish(path, t, op.label, false, out);
-      }
-    }
-  }
-
-  const Program& p_;
-  z3::context& ctx_;
   z3::sort thread_;
   std::uint64_t next_ = 0;
 };
-
-using Abstract = std::vector<std::uint32_t>;
-
-z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
-               const std::vector<Abstract>& set) {
-  z3::expr_vector options(ctx);
-  for (const Abstract& a : set) {
-    z3::expr_vector same(ctx);
-    for (std::size_t i = 0; i < alpha.size(); ++i)
-      same.push_back(alpha[i] == static_cast<int>(a[i]));
-    options.push_back(z3::mk_and(same));
-  }
-  return z3::mk_or(options);
-}
-
-std::string Text(const Abstract& a) {
-  return fmt::format("[{}]", fmt::join(a, ", "));
-}
 
 }  // namespace
 

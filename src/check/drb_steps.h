@@ -1,0 +1,197 @@
+// The statements of a `.drb` program as SMT, shared by the checker's two encodings (one thread
+// count: drb_check.cc, threads unrolled; every count: drb_every_count.cc, threads a sort of their
+// own). A statement's body runs path by path (docs/drb.md): every subexpression is evaluated, a
+// runtime error anywhere (division by zero, a negative nat, an index out of range) or a false
+// assert sends the thread to `error`, a false assume ends the path, division is Euclidean.
+//
+// Derived (CRTP) says what a thread and a state are:
+//   z3::expr Eval(const Expr&, const State&, const ThreadId& self, std::vector<z3::expr>& bound,
+//                 z3::expr* fail);            the value of an expression, errors into *fail
+//   void Write(State&, const Instr::Target&, const ThreadId&, const z3::expr& value);
+//   void MoveTo(State&, const ThreadId&, std::uint32_t location);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include "predabs/ast.h"
+
+namespace druba::check {
+
+using Abstract = std::vector<std::uint32_t>;  // an abstract state: locations, predicates as 0/1
+
+inline std::string Text(const Abstract& a) {
+  return fmt::format("[{}]", fmt::join(a, ", "));
+}
+
+// alpha is one of the abstract states of S.
+inline z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
+                      const std::vector<Abstract>& set) {
+  z3::expr_vector options(ctx);
+  for (const Abstract& a : set) {
+    z3::expr_vector same(ctx);
+    for (std::size_t i = 0; i < alpha.size(); ++i) {
+      same.push_back(alpha[i] == static_cast<int>(a[i]));
+    }
+    options.push_back(z3::mk_and(same));
+  }
+  return z3::mk_or(options);
+}
+
+template <class Derived, class State, class ThreadId>
+class StatementEncoder {
+ public:
+  // One way through a statement: its guard, the state after, and whether the thread failed.
+  struct Outcome {
+    z3::expr guard;
+    State post;
+    bool failed;
+  };
+  // Thread t executing statement `stmt` from s.
+  std::vector<Outcome> Execute(const ThreadId& t, std::uint32_t stmt, const State& s) {
+    std::vector<Outcome> out;
+    Run(p_.statements[stmt].body, 0, t, stmt, Path{ctx_.bool_val(true), s, {}}, out);
+    return out;
+  }
+
+ protected:
+  using Expr = predabs::Expr;
+  using Instr = predabs::Instr;
+  using Op = Expr::Op;
+
+  StatementEncoder(const predabs::Program& p, z3::context& ctx) : p_(p), ctx_(ctx) {}
+
+  z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
+  z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
+    switch (op) {
+      case Op::kAdd:
+        return a + b;
+      case Op::kSub:
+        return a - b;
+      case Op::kMul:
+        return a * b;
+      case Op::kDiv:
+      case Op::kMod: {
+        *fail = *fail || b == 0;
+        // Euclidean, as Z3's div and mod are; the value at b == 0 does not matter (it fails).
+        const z3::expr safe = z3::ite(b == 0, ctx_.int_val(1), b);
+        return op == Op::kDiv ? z3::expr(ctx_, Z3_mk_div(ctx_, a, safe))
+                              : z3::expr(ctx_, Z3_mk_mod(ctx_, a, safe));
+      }
+      case Op::kEq:
+        return Truth(a == b);
+      case Op::kNe:
+        return Truth(a != b);
+      case Op::kLt:
+        return Truth(a < b);
+      case Op::kLe:
+        return Truth(a <= b);
+      case Op::kGt:
+        return Truth(a > b);
+      case Op::kGe:
+        return Truth(a >= b);
+      case Op::kAnd:
+        return Truth(a != 0 && b != 0);
+      case Op::kOr:
+        return Truth(a != 0 || b != 0);
+      default:
+        return Truth(a == 0 || b != 0);  // implies
+    }
+  }
+
+  const predabs::Program& p_;
+  z3::context& ctx_;
+
+ private:
+  struct Path {
+    z3::expr guard;
+    State state;
+    std::vector<std::pair<const std::vector<Instr>*, std::size_t>> frames;
+  };
+  Derived& self() { return static_cast<Derived&>(*this); }
+
+  void Finish(const Path& path, const ThreadId& t, std::uint32_t target, bool failed,
+              std::vector<Outcome>& out) {
+    State post = path.state;
+    self().MoveTo(post, t, target);
+    out.push_back({path.guard, std::move(post), failed});
+  }
+
+  // `e` on the path; the failing branch goes to `out` and the path narrows to where it does not.
+  z3::expr Value(const Expr& e, Path& path, const ThreadId& t, std::vector<Outcome>& out) {
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    z3::expr fail = ctx_.bool_val(false);
+    z3::expr v = self().Eval(e, path.state, t, bound, &fail);
+    Finish(Path{path.guard && fail, path.state, {}}, t, p_.error_pc, true, out);
+    path.guard = path.guard && !fail;
+    return v;
+  }
+
+  void Assign(const Instr& op, Path& path, const ThreadId& t, std::vector<Outcome>& out) {
+    std::vector<z3::expr> values;
+    for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
+    z3::expr negative = ctx_.bool_val(false);  // then nothing is written
+    for (std::size_t i = 0; i < op.targets.size(); ++i) {
+      const auto& x = op.targets[i];
+      const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+      if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
+    }
+    Finish(Path{path.guard && negative, path.state, {}}, t, p_.error_pc, true, out);
+    path.guard = path.guard && !negative;
+    for (std::size_t i = 0; i < op.targets.size(); ++i) {
+      self().Write(path.state, op.targets[i], t, values[i]);
+    }
+  }
+
+  void Run(const std::vector<Instr>& ops, std::size_t index, const ThreadId& t, std::uint32_t stmt,
+           Path path, std::vector<Outcome>& out) {
+    const std::vector<Instr>* block = &ops;
+    for (;;) {
+      if (index == block->size()) {
+        if (path.frames.empty()) return Finish(path, t, p_.statements[stmt].next, false, out);
+        std::tie(block, index) = path.frames.back();
+        path.frames.pop_back();
+        continue;
+      }
+      const Instr& op = (*block)[index++];
+      switch (op.kind) {
+        case Instr::Kind::kAssign:
+          Assign(op, path, t, out);
+          break;
+        case Instr::Kind::kAssume:
+          path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;
+          break;
+        case Instr::Kind::kAssert: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          Finish(Path{path.guard && c == 0, path.state, {}}, t, p_.error_pc, true, out);
+          path.guard = path.guard && c != 0;
+          break;
+        }
+        case Instr::Kind::kIf: {
+          const z3::expr c = Value(*op.exprs[0], path, t, out);
+          path.frames.emplace_back(block, index);
+          Path other = path;
+          other.guard = path.guard && c == 0;
+          Run(op.blocks[1], 0, t, stmt, other, out);
+          path.guard = path.guard && c != 0;
+          block = &op.blocks[0];
+          index = 0;
+          break;
+        }
+        case Instr::Kind::kChoice:
+          path.frames.emplace_back(block, index);
+          for (const auto& alternative : op.blocks) Run(alternative, 0, t, stmt, path, out);
+          return;
+        case Instr::Kind::kGoto:
+          return Finish(path, t, op.label, false, out);
+      }
+    }
+  }
+};
+
+}  // namespace druba::check
