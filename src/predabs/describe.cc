@@ -50,6 +50,9 @@ SandwichSetup MakeSandwich(const PredicateAbstraction& abs) {
   };
   setup.relation = "all-SAT";
   setup.share = 1e12;  // O at once (after the initial states' step)
+  // The property is the program's own (no thread fails): O without a failed state proves it
+  // before any exploration, as a CPDS target outside O does.
+  setup.has_property = true;
   return setup;
 }
 

@@ -118,7 +118,7 @@ std::string ProofDetail(const CountRun& run, const std::string& who) {
   if (r.proof == Proof::kUpperBound) {
     return fmt::format(
         "  no state of the upper bound O ({} abstract states, a superset of the reachable ones) "
-        "matches the target\n",
+        "violates the property\n",
         n);
   }
   if (r.proof == Proof::kExhausted) {
