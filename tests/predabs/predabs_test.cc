@@ -17,9 +17,11 @@
 
 #include "abstraction/driver.h"
 #include "abstraction/upper_bound.h"
+#include "check/drb_check.h"
 #include "check/drb_explicit.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "predabs/describer.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
@@ -536,6 +538,48 @@ TEST(PredabsTest, ExplicitCertificatesAgreeWithTheModel) {
                failing);
   EXPECT_GT(valid, testing::AtLeastU(60));
   EXPECT_GT(failing, testing::AtLeastU(30));
+}
+
+// The certificate of every plateau or sandwich proof of a random program is checked valid by the
+// independent checker (src/check/drb_check.cc, its own SMT encoding), and with one abstract state
+// dropped it is not: druba's encoder and the checker's agree on the programs druba proves.
+TEST(PredabsTest, CertificatesOfRandomProofsAreValid) {
+  Generator gen(31);
+  std::size_t checked = 0;
+  for (int round = 0; round < testing::Sweep(80); ++round) {
+    gen.SetStructured(round % 2 == 0);
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 2, round % 2 == 0, 1 + round % 3, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+    const RunResult result = run.Verify();
+    if (result.verdict != Verdict::kSafe || result.proof == Proof::kExhausted) continue;
+    const StateStore& set = run.abstract_states();
+    const auto check = [&](const StateStore& claimed) {
+      const std::string certificate = PredicatesCertificate(
+          {"d", n, false, false, "plateau", &program, &program.abstractions[0], &claimed});
+      return check::CheckDrbCertificate(ParseJson(certificate, "c.json"), "d", text, "random.drb");
+    };
+    const check::CheckResult whole = check(set);
+    EXPECT_TRUE(whole.valid) << text << whole.failed << ": " << whole.example;
+    ++checked;
+    // Dropping a state other than the initial one (the first found) breaks closure.
+    if (set.size() > 1) {
+      StateStore fewer(set.width());
+      const auto drop = static_cast<std::uint32_t>(1 + round % (set.size() - 1));
+      for (std::uint32_t id = 0; id < set.size(); ++id) {
+        if (id != drop) fewer.FindOrInsert(set.Get(id));
+      }
+      const check::CheckResult dropped = check(fewer);
+      EXPECT_FALSE(dropped.valid) << text;
+      EXPECT_EQ(dropped.failed, "closure") << text << dropped.example;
+    }
+  }
+  std::fprintf(stderr, "CertificatesOfRandomProofs: %zu proofs checked\n", checked);
+  EXPECT_GT(checked, testing::AtLeastU(15));
 }
 
 // Refinement against brute force: random finite programs verified with the paper's algorithm
