@@ -104,6 +104,18 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       }
       case Kind::kPc:
         return at(s.pc, e);
+      case Kind::kSharedElement:
+      case Kind::kLocalElement: {
+        const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
+        const auto size = static_cast<std::uint32_t>(e.value);
+        *fail = *fail || i < 0 || i >= static_cast<int>(size);
+        const auto& row = e.kind == Kind::kSharedElement ? s.shared : s.locals[self];
+        z3::expr out = row[e.var + size - 1];
+        for (std::uint32_t k = size - 1; k-- > 0;) {
+          out = z3::ite(i == static_cast<int>(k), row[e.var + k], out);
+        }
+        return out;
+      }
       case Kind::kSelf:
         return ctx_.int_val(self);
       case Kind::kBound:
@@ -138,8 +150,23 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
   z3::context& ctx() { return ctx_; }
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
-  void Write(Sym& s, const Instr::Target& x, std::uint32_t t, const z3::expr& value) {
-    (x.local ? s.locals[t][x.var] : s.shared[x.var]) = value;
+  z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
+    return index < 0 || index >= static_cast<int>(x.size > 0 ? x.size : n_);
+  }
+  void Write(Sym& s, const Instr::Target& x, std::uint32_t t, const z3::expr* index,
+             const z3::expr& value) {
+    if (index == nullptr) {
+      (x.local ? s.locals[t][x.var] : s.shared[x.var]) = value;
+    } else if (x.size == 0) {  // thread *index's entry of a per-thread array
+      for (std::uint32_t u = 0; u < n_; ++u) {
+        s.locals[u][x.var] = z3::ite(*index == static_cast<int>(u), value, s.locals[u][x.var]);
+      }
+    } else {  // element *index of a fixed-size array
+      for (std::uint32_t k = 0; k < x.size; ++k) {
+        z3::expr& slot = x.local ? s.locals[t][x.var + k] : s.shared[x.var + k];
+        slot = z3::ite(*index == static_cast<int>(k), value, slot);
+      }
+    }
   }
   void MoveTo(Sym& s, std::uint32_t t, std::uint32_t location) { s.pc[t] = ctx_.int_val(location); }
 

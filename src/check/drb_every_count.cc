@@ -83,6 +83,20 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return z3::select(s.locals[e.var], ThreadOf(e, self, bound));
       case Kind::kPc:
         return z3::select(s.pc, ThreadOf(e, self, bound));
+      case Kind::kSharedElement:
+      case Kind::kLocalElement: {
+        const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
+        const auto size = static_cast<std::uint32_t>(e.value);
+        *fail = *fail || i < 0 || i >= static_cast<int>(size);
+        const auto element = [&](std::uint32_t k) {
+          return e.kind == Kind::kSharedElement ? s.shared[e.var + k]
+                                                : z3::select(s.locals[e.var + k], self);
+        };
+        z3::expr out = element(size - 1);
+        for (std::uint32_t k = size - 1; k-- > 0;)
+          out = z3::ite(i == static_cast<int>(k), element(k), out);
+        return out;
+      }
       case Kind::kSelf:
       case Kind::kBound:
         throw Unsupported{"a thread used as a number"};
@@ -131,11 +145,22 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
-  void Write(State& s, const Instr::Target& x, const z3::expr& t, const z3::expr& value) {
-    if (x.local) {
-      s.locals[x.var] = z3::store(s.locals[x.var], t, value);
-    } else {
-      s.shared[x.var] = value;
+  z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
+    if (x.size == 0) throw Unsupported{"writing another thread's entry"};  // not symmetric
+    return index < 0 || index >= static_cast<int>(x.size);
+  }
+  void Write(State& s, const Instr::Target& x, const z3::expr& t, const z3::expr* index,
+             const z3::expr& value) {
+    for (std::uint32_t k = 0; k < (index != nullptr ? x.size : 1); ++k) {
+      const z3::expr v = index == nullptr ? value
+                                          : z3::ite(*index == static_cast<int>(k), value,
+                                                    x.local ? z3::select(s.locals[x.var + k], t)
+                                                            : s.shared[x.var + k]);
+      if (x.local) {
+        s.locals[x.var + k] = z3::store(s.locals[x.var + k], t, v);
+      } else {
+        s.shared[x.var + k] = v;
+      }
     }
   }
   void MoveTo(State& s, const z3::expr& t, std::uint32_t location) {

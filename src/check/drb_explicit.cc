@@ -95,20 +95,9 @@ class Interpreter {
         }
         const Instr& op = (*block)[index++];
         switch (op.kind) {
-          case Instr::Kind::kAssign: {
-            std::vector<Int> values;
-            for (const auto& e : op.exprs) values.push_back(Eval(*e, st, t));
-            for (std::size_t i = 0; i < op.targets.size(); ++i) {
-              const auto& x = op.targets[i];
-              const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
-              if (var.type == predabs::Type::kNat && values[i] < 0) throw RuntimeError{};
-            }
-            for (std::size_t i = 0; i < op.targets.size(); ++i) {
-              const auto& x = op.targets[i];
-              st[x.local ? Pc(t) + 1 + x.var : x.var] = values[i];
-            }
+          case Instr::Kind::kAssign:
+            Assign(op, st, t);
             break;
-          }
           case Instr::Kind::kAssume:
             if (Eval(*op.exprs[0], st, t) == 0) return;
             break;
@@ -137,6 +126,31 @@ class Interpreter {
     }
   }
 
+  // Every right-hand side and index first; then, unless a nat would go negative, the writes.
+  void Assign(const Instr& op, std::vector<Int>& st, std::uint32_t t) const {
+    std::vector<Int> values;
+    std::vector<std::size_t> slots;
+    for (const auto& e : op.exprs) values.push_back(Eval(*e, st, t));
+    for (std::size_t i = 0; i < op.targets.size(); ++i) {
+      const auto& x = op.targets[i];
+      const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+      std::size_t element = x.var;
+      std::uint32_t owner = t;
+      if (x.index) {
+        const Int k = Eval(*x.index, st, t);
+        if (k < 0 || k >= (x.size > 0 ? Int(x.size) : Int(n_))) throw RuntimeError{};
+        if (x.size > 0) {
+          element += static_cast<std::size_t>(k);
+        } else {
+          owner = static_cast<std::uint32_t>(k);
+        }
+      }
+      slots.push_back(x.local ? Pc(owner) + 1 + element : element);
+      if (var.type == predabs::Type::kNat && values[i] < 0) throw RuntimeError{};
+    }
+    for (std::size_t i = 0; i < slots.size(); ++i) st[slots[i]] = values[i];
+  }
+
   Int Eval(const Expr& e, const std::vector<Int>& st, std::uint32_t self) const {
     std::vector<Int> bound(p_.num_slots);
     return Eval(e, st, self, bound);
@@ -160,6 +174,13 @@ class Interpreter {
         return st[Pc(static_cast<std::uint32_t>(thread())) + 1 + e.var];
       case Expr::Kind::kPc:
         return st[Pc(static_cast<std::uint32_t>(thread()))];
+      case Expr::Kind::kSharedElement:
+      case Expr::Kind::kLocalElement: {
+        const Int i = Eval(*e.args[0], st, self, bound);
+        if (i < 0 || i >= e.value) throw RuntimeError{};
+        const std::size_t var = e.var + static_cast<std::size_t>(i);
+        return st[e.kind == Expr::Kind::kSharedElement ? var : Pc(self) + 1 + var];
+      }
       case Expr::Kind::kSelf:
         return self;
       case Expr::Kind::kBound:

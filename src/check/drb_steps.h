@@ -7,7 +7,9 @@
 // Derived (CRTP) says what a thread and a state are:
 //   z3::expr Eval(const Expr&, const State&, const ThreadId& self, std::vector<z3::expr>& bound,
 //                 z3::expr* fail);            the value of an expression, errors into *fail
-//   void Write(State&, const Instr::Target&, const ThreadId&, const z3::expr& value);
+//   z3::expr OutOfRange(const Instr::Target&, const z3::expr& index);   an index it cannot have
+//   void Write(State&, const Instr::Target&, const ThreadId&, const z3::expr* index,
+//              const z3::expr& value);     index: the target's, evaluated (null: none)
 //   void MoveTo(State&, const ThreadId&, std::uint32_t location);
 #pragma once
 
@@ -132,19 +134,29 @@ class StatementEncoder {
     return v;
   }
 
+  // Every right-hand side and target index is evaluated before anything is written; a negative
+  // nat or an index out of range fails the statement.
   void Assign(const Instr& op, Path& path, const ThreadId& t, std::vector<Outcome>& out) {
     std::vector<z3::expr> values;
     for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
-    z3::expr negative = ctx_.bool_val(false);  // then nothing is written
+    std::vector<z3::expr> indices;
+    z3::expr bad = ctx_.bool_val(false);  // then nothing is written
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
       const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
-      if (var.type == predabs::Type::kNat) negative = negative || values[i] < 0;
+      if (var.type == predabs::Type::kNat) bad = bad || values[i] < 0;
+      if (x.index) {
+        indices.push_back(Value(*x.index, path, t, out));
+        bad = bad || self().OutOfRange(x, indices.back());
+      } else {
+        indices.push_back(ctx_.int_val(0));
+      }
     }
-    Finish(Path{path.guard && negative, path.state, {}}, t, p_.error_pc, true, out);
-    path.guard = path.guard && !negative;
+    Finish(Path{path.guard && bad, path.state, {}}, t, p_.error_pc, true, out);
+    path.guard = path.guard && !bad;
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
-      self().Write(path.state, op.targets[i], t, values[i]);
+      const auto& x = op.targets[i];
+      self().Write(path.state, x, t, x.index ? &indices[i] : nullptr, values[i]);
     }
   }
 

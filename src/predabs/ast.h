@@ -38,6 +38,12 @@ struct Expr {
     kForall,  // var = slot, args[0] = body; exclude_self
     kExists,  // as kForall
     kCount,   // as kForall; an integer
+    // An element of a fixed-size array chosen at run time: var = its first element (a shared
+    // variable, or for kLocalElement the viewing thread's local), value = the array's size,
+    // args[0] = the index (outside 0..size-1 a runtime error). A literal index is the element
+    // itself (kShared, kLocal).
+    kSharedElement,
+    kLocalElement,
   };
   enum class Op : std::uint8_t {
     kNone,
@@ -80,6 +86,12 @@ struct Instr {
   struct Target {
     bool local = false;
     std::uint32_t var = 0;
+    // a[e] := ... with e evaluated at run time (before any write of the statement): for a
+    // fixed-size array (size > 0) var is its first element and e picks one (outside 0..size-1 a
+    // runtime error); for a per-thread array (size == 0, local) e names the thread whose entry
+    // is written (outside the thread range a runtime error). Null: var itself.
+    ExprPtr index;
+    std::uint32_t size = 0;
   };
   Kind kind = Kind::kAssign;
   std::vector<Target> targets;  // kAssign: written simultaneously

@@ -13,7 +13,7 @@ const char* FailureText(Failure failure) {
     case Failure::kNegativeNat:
       return "a nat variable would become negative";
     case Failure::kBadIndex:
-      return "a thread index out of range";
+      return "an index out of range";
     case Failure::kNone:
       break;
   }

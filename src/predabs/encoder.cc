@@ -191,6 +191,21 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     }
     case Expr::Kind::kPc:
       return s_.Select(state.pc, thread_of(e));
+    case Expr::Kind::kSharedElement:
+    case Expr::Kind::kLocalElement: {
+      const Term index = EvalIn(*e.args[0], state, count, self, slots, errors);
+      const auto size = static_cast<std::uint32_t>(e.value);
+      if (errors != nullptr) errors->push_back(OutOfRange(index, size));
+      const auto element = [&](std::uint32_t k) {
+        return e.kind == Expr::Kind::kSharedElement ? state.shared[e.var + k]
+                                                    : s_.Select(state.locals[e.var + k], self);
+      };
+      Term v = element(size - 1);
+      for (std::uint32_t k = size - 1; k-- > 0;) {
+        v = s_.Ite(s_.Eq(index, s_.Num(k)), element(k), v);
+      }
+      return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;
+    }
     case Expr::Kind::kSelf:
       return self;
     case Expr::Kind::kBound:
@@ -383,7 +398,10 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
           Term value = values[i];
           if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
           if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
-          if (target.local) {
+          if (target.index) {
+            const Term index = EvalIn(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
+            WriteAt(target, index, value, ctx, env, next, errors);
+          } else if (target.local) {
             next.locals[target.var] = s_.Store(env.locals[target.var], ctx.actor, value);
           } else {
             next.shared[target.var] = value;
@@ -419,6 +437,30 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
       }
       case Instr::Kind::kGoto:
         return Finish(ctx, env, s_.Num(op.label));
+    }
+  }
+}
+
+Term Encoder::OutOfRange(Term index, std::uint32_t size) {
+  return s_.Or({s_.Lt(index, s_.Num(0)), s_.Le(s_.Num(size), index)});
+}
+
+void Encoder::WriteAt(const Instr::Target& target, Term index, Term value, const Ctx& ctx,
+                      const Env& env, Env& next, std::vector<Term>& errors) {
+  if (target.size == 0) {  // another thread's entry of a per-thread array
+    errors.push_back(s_.Not(InRange(index, *ctx.count)));
+    next.locals[target.var] = s_.Store(env.locals[target.var], index, value);
+    return;
+  }
+  errors.push_back(OutOfRange(index, target.size));
+  for (std::uint32_t k = 0; k < target.size; ++k) {
+    const Term here = s_.Eq(index, s_.Num(k));
+    const std::uint32_t var = target.var + k;
+    if (target.local) {
+      const Term old = s_.Select(env.locals[var], ctx.actor);
+      next.locals[var] = s_.Store(env.locals[var], ctx.actor, s_.Ite(here, value, old));
+    } else {
+      next.shared[var] = s_.Ite(here, value, env.shared[var]);
     }
   }
 }

@@ -90,6 +90,12 @@ class Encoder {
   };
 
   Term Exec(const Ctx& ctx, std::vector<Frame> frames, Env env);
+  // An index outside 0..size-1.
+  Term OutOfRange(Term index, std::uint32_t size);
+  // `target` with its index evaluated: an element of a fixed-size array, or another thread's
+  // entry of a per-thread array; the index's range error goes to `errors`.
+  void WriteAt(const Instr::Target& target, Term index, Term value, const Ctx& ctx, const Env& env,
+               Env& next, std::vector<Term>& errors);
   Term Finish(const Ctx& ctx, const Env& env, Term target);
   Term EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
               std::vector<Term>& slots, std::vector<Term>* errors);

@@ -152,6 +152,14 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
     case Expr::Kind::kExists:
     case Expr::Kind::kCount:
       return EvalQuantifier(e, state, self, slots);
+    case Expr::Kind::kSharedElement:
+    case Expr::Kind::kLocalElement: {
+      const Int index = EvalIn(*e.args[0], state, self, slots);
+      if (index < 0 || index >= e.value) throw RuntimeFailure{Failure::kBadIndex};
+      const auto var = e.var + static_cast<std::uint32_t>(index);
+      return values_.Decode(
+          state[e.kind == Expr::Kind::kSharedElement ? var : LocalSlot(self, var)]);
+    }
   }
   throw std::logic_error("Eval: bad expression");
 }
@@ -303,16 +311,29 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
   std::vector<Int> values;
   values.reserve(op.exprs.size());
   for (const ExprPtr& expr : op.exprs) values.push_back(EvalIn(*expr, now, env.thread, slots));
+  // Where each target writes: its slot, an index evaluated now (before any write).
+  std::vector<std::size_t> where;
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     const Instr::Target& target = op.targets[i];
     const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
+    std::uint32_t element = target.var;
+    std::uint32_t owner = env.thread;
+    if (target.index) {
+      const Int index = EvalIn(*target.index, now, env.thread, slots);
+      const std::uint32_t range = target.size > 0 ? target.size : n_;
+      if (index < 0 || index >= range) throw RuntimeFailure{Failure::kBadIndex};
+      if (target.size > 0) {
+        element += static_cast<std::uint32_t>(index);  // an element of a fixed-size array
+      } else {
+        owner = static_cast<std::uint32_t>(index);  // another thread's entry
+      }
+    }
+    where.push_back(target.local ? LocalSlot(owner, element) : element);
     // Nothing of this step is written.
     if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure{Failure::kNegativeNat};
   }
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
-    const Instr::Target& target = op.targets[i];
-    const std::size_t slot = target.local ? LocalSlot(env.thread, target.var) : target.var;
-    env.words[slot] = values_.Encode(values[i]);
+    env.words[where[i]] = values_.Encode(values[i]);
   }
 }
 

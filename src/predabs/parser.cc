@@ -64,26 +64,32 @@ void Parser::ParseDeclaration() {
   }
   do {
     const Token& name = ExpectIdent("a variable name");
-    if (FindVar(name.text)) Fail(name, "'" + name.text + "' is declared twice");
+    if (FindVar(name.text) || FindArray(name.text)) {
+      Fail(name, "'" + name.text + "' is declared twice");
+    }
     Variable v{name.text, type, 0, Where(name)};
-    // `shared T a[threads]`: one entry per thread, which only that thread writes (a[self]) and
-    // every thread reads (a[i]): a local with a copy per thread, under another name.
+    // `shared T a[threads]`: one entry per thread, which that thread writes (a[self]) and every
+    // thread reads (a[i]): a local with a copy per thread, under another name. `T a[N]`, N a
+    // number: N variables a[0]..a[N-1], shared or local.
     bool per_thread = false;
+    std::uint32_t size = 0;
     if (Accept("[")) {
-      if (!shared) {
-        Fail(tokens_[pos_ - 1],
-             "local arrays are not supported; an array with one entry per "
-             "thread is declared `shared T " +
-                 name.text + "[threads]`");
+      if (Peek("threads")) {
+        if (!shared) {
+          Fail(Cur(), "an array with one entry per thread is shared: `shared T " + name.text +
+                          "[threads]` (a local array has a size: `local T " + name.text + "[3]`)");
+        }
+        ++pos_;
+        per_thread = true;
+      } else {
+        const Token& at = Cur();
+        const Int n = ExpectNumber("an array size (a number, or `threads`)");
+        if (n < 1 || n > kMaxArraySize) {
+          Fail(at, "an array has 1 to " + std::to_string(kMaxArraySize) + " elements");
+        }
+        size = static_cast<std::uint32_t>(n);
       }
-      if (!Peek("threads")) {
-        Fail(Cur(), "an array's size is `threads` (one entry per thread, e.g. `shared bool " +
-                        name.text +
-                        "[threads] = false;`); arrays of a fixed size are not supported yet");
-      }
-      ++pos_;
       Expect("]");
-      per_thread = true;
     }
     if (Accept("=")) {
       const Token& at = Cur();
@@ -100,7 +106,18 @@ void Parser::ParseDeclaration() {
         if (type == Type::kNat && v.init < 0) Fail(at, "a nat cannot start negative");
       }
     }
-    (shared && !per_thread ? program_.shared : program_.locals).push_back(std::move(v));
+    auto& vars = shared && !per_thread ? program_.shared : program_.locals;
+    if (size == 0) {
+      if (per_thread) per_thread_arrays_.push_back(static_cast<std::uint32_t>(vars.size()));
+      vars.push_back(std::move(v));
+      continue;
+    }
+    arrays_[name.text] = {!shared, static_cast<std::uint32_t>(vars.size()), size};
+    for (std::uint32_t k = 0; k < size; ++k) {
+      Variable element = v;
+      element.name = name.text + "[" + std::to_string(k) + "]";
+      vars.push_back(std::move(element));
+    }
   } while (Accept(","));
   Expect(";");
 }
@@ -342,6 +359,13 @@ std::string ExprToString(const Program& program, const Expr& e, const std::strin
       return "exists " + binder() + ": " + sub(*e.args[0]);
     case Expr::Kind::kCount:
       return "count(" + binder() + ": " + sub(*e.args[0]) + ")";
+    case Expr::Kind::kSharedElement:
+    case Expr::Kind::kLocalElement: {
+      const std::string& first =
+          (e.kind == Expr::Kind::kSharedElement ? program.shared : program.locals)[e.var]
+              .name;  // "a[0]"
+      return first.substr(0, first.find('[')) + "[" + sub(*e.args[0]) + "]";
+    }
   }
   return "?";
 }

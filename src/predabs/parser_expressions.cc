@@ -246,6 +246,34 @@ ExprPtr Parser::ThreadIndex() {
   return index;
 }
 
+ExprPtr Parser::ArrayElement(const Token& name, const ArrayRef& array) {
+  if (!Accept("[")) {
+    Fail(Cur(), "'" + name.text + "' is an array of " + std::to_string(array.size) +
+                    " elements: name one, `" + name.text + "[i]`" + Found());
+  }
+  ExprPtr index = ParseIntExpr();
+  Expect("]");
+  const Variable& first = array.local ? program_.locals[array.first] : program_.shared[array.first];
+  auto e = std::make_unique<Expr>();
+  e->where = Where(name);
+  e->sort = first.type == Type::kBool ? Sort::kBool : Sort::kInt;
+  if (index->kind == Expr::Kind::kNumber) {
+    if (index->value < 0 || index->value >= array.size) {
+      Fail(name, "index " + index->value.str() + " is outside '" + name.text + "' (0 to " +
+                     std::to_string(array.size - 1) + ")");
+    }
+    e->kind = array.local ? Expr::Kind::kLocal : Expr::Kind::kShared;
+    e->var = array.first + static_cast<std::uint32_t>(index->value);
+    return e;
+  }
+  e->kind = array.local ? Expr::Kind::kLocalElement : Expr::Kind::kSharedElement;
+  e->var = array.first;
+  e->value = array.size;
+  e->args.push_back(std::move(index));
+  Measure(*e, name);
+  return e;
+}
+
 ExprPtr Parser::ParsePrimary() {
   const Token& t = Cur();
   const SourceLocation where = Where(t);
@@ -297,6 +325,7 @@ ExprPtr Parser::ParsePrimary() {
       return e;
     }
   }
+  if (const auto array = FindArray(t.text)) return ArrayElement(t, *array);
   const auto ref = FindVar(t.text);
   if (!ref) Fail(t, "unknown name '" + t.text + "'");
   const Variable& var = ref->local ? program_.locals[ref->index] : program_.shared[ref->index];

@@ -31,6 +31,7 @@ struct Token {
 
 // The longest integer literal, in decimal digits (without leading zeros).
 inline constexpr std::size_t kMaxLiteralDigits = 1000;
+inline constexpr std::uint32_t kMaxArraySize = 256;  // elements of a fixed-size array
 
 // The tokens of `text` (names `file` in errors), ending with one of kind kEnd.
 std::vector<Token> Lex(std::string_view text, const std::string& file);
@@ -110,6 +111,23 @@ class Parser {
     std::uint32_t index;
   };
   std::optional<VarRef> FindVar(const std::string& name) const;
+  // A fixed-size array `shared T a[N]` / `local T a[N]`: N variables a[0]..a[N-1] from `first`.
+  struct ArrayRef {
+    bool local;
+    std::uint32_t first;
+    std::uint32_t size;
+  };
+  std::optional<ArrayRef> FindArray(const std::string& name) const {
+    const auto it = arrays_.find(name);
+    if (it == arrays_.end()) return std::nullopt;
+    return it->second;
+  }
+  // `[index]` after the name of a fixed-size array: the element itself for a literal index (an
+  // error outside the array), else its element chosen at run time (index as args[0]).
+  ExprPtr ArrayElement(const Token& name, const ArrayRef& array);
+  // What an assignment writes: a variable, an element of an array (chosen at run time or not),
+  // or another thread's entry of a per-thread array; an error if `op` writes it already.
+  Instr::Target ParseTarget(const Token& name, const Instr& op);
 
   // ---- threads ----
   struct PendingGoto {
@@ -240,6 +258,8 @@ class Parser {
   std::vector<std::uint32_t> block_exits_;
   std::size_t ifs_ = 0;  // structured ifs so far
   std::vector<std::pair<std::string, std::uint32_t>> bound_;
+  absl::flat_hash_map<std::string, ArrayRef> arrays_;
+  std::vector<std::uint32_t> per_thread_arrays_;  // the locals declared `shared T a[threads]`
   // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
   // abstraction's being parsed.
   bool code_asymmetric_ = false;

@@ -2,6 +2,7 @@
 // inside them (assignments, assume, assert, if, while, choose, atomic, goto).
 #include "predabs/parser_internal.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace druba::predabs::internal {
@@ -336,7 +337,7 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
   Instr set;
   set.kind = Instr::Kind::kAssign;
   set.where = Where(t);
-  set.targets.push_back({false, ref->index});
+  set.targets.push_back({false, ref->index, nullptr, 0});
   set.exprs.push_back(value(t.text == "lock"));
   if (t.text == "unlock") {
     op = std::move(set);
@@ -363,28 +364,54 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
   return true;
 }
 
+Instr::Target Parser::ParseTarget(const Token& name, const Instr& op) {
+  Instr::Target target;
+  std::uint32_t span = 1;  // the variables the target may write, from target.var
+  if (const auto array = FindArray(name.text)) {
+    ExprPtr element = ArrayElement(name, *array);
+    target.local = array->local;
+    target.var = element->var;
+    if (!element->args.empty()) {
+      target.index = std::move(element->args[0]);
+      target.size = array->size;
+      span = array->size;
+    }
+  } else {
+    const auto ref = FindVar(name.text);
+    if (!ref) Fail(name, "unknown variable '" + name.text + "'");
+    target.local = ref->local;
+    target.var = ref->index;
+    if (Peek("[") && PeekAt(1, "self") && PeekAt(2, "]")) {
+      pos_ += 3;  // a[self]: the thread's own entry
+    } else if (Accept("[")) {
+      if (!ref->local || std::find(per_thread_arrays_.begin(), per_thread_arrays_.end(),
+                                   ref->index) == per_thread_arrays_.end()) {
+        Fail(tokens_[pos_ - 1], "'" + name.text + "' is not an array: a thread assigns it as `" +
+                                    name.text + " := ...`");
+      }
+      target.index = ParseIntExpr();  // another thread's entry: not symmetric
+      Expect("]");
+      *asymmetric_ = true;
+    }
+  }
+  for (const Instr::Target& other : op.targets) {
+    const std::uint32_t other_span = other.index && other.size > 0 ? other.size : 1;
+    if (other.local == target.local && other.var < target.var + span &&
+        target.var < other.var + other_span) {
+      Fail(name, "'" + name.text + "' is assigned twice in one statement");
+    }
+  }
+  return target;
+}
+
 void Parser::ParseAssignments(Instr& op) {
   op.kind = Instr::Kind::kAssign;
   do {
     const Token& name = ExpectIdent("a variable to assign");
-    const auto ref = FindVar(name.text);
-    if (!ref) Fail(name, "unknown variable '" + name.text + "'");
-    if (Peek("[") && PeekAt(1, "self") && PeekAt(2, "]")) {
-      pos_ += 3;  // a[self]: the thread's own entry
-    } else if (Peek("[")) {
-      Fail(Cur(),
-           "a thread may assign only its own locals and shared variables, and its own "
-           "entry of a per-thread array (`" +
-               name.text + "[self]`)");
-    }
-    for (const Instr::Target& other : op.targets) {
-      if (other.local == ref->local && other.var == ref->index) {
-        Fail(name, "'" + name.text + "' is assigned twice in one statement");
-      }
-    }
-    const Variable& var = ref->local ? program_.locals[ref->index] : program_.shared[ref->index];
+    Instr::Target target = ParseTarget(name, op);
+    const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
     Expect(":=");
-    op.targets.push_back({ref->local, ref->index});
+    op.targets.push_back(std::move(target));
     if (Peek("fetch_and_add")) {
       // x := fetch_and_add(v [, e]) is x := v, v := v + e (default 1), atomically.
       const Token& kw = tokens_[pos_++];
@@ -414,7 +441,7 @@ void Parser::ParseAssignments(Instr& op) {
       sum->args.push_back(std::move(amount));
       if (var.type == Type::kBool) Fail(name, "fetch_and_add returns an integer");
       op.exprs.push_back(std::move(read));
-      op.targets.push_back({false, vref->index});
+      op.targets.push_back({false, vref->index, nullptr, 0});
       op.exprs.push_back(std::move(sum));
       continue;
     }

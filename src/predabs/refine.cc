@@ -38,6 +38,11 @@ Atom ExprAtom(const Program& program, const Expr& e) {
   Walk(e, [&](const Expr& x) {
     if (x.kind == Kind::kLocal && x.args.empty()) atom.locals.push_back(x.var);
     if (x.kind == Kind::kLocal && !x.args.empty()) atom.liftable = false;
+    // A local array's element is the thread's own: no other thread's can be named.
+    if (x.kind == Kind::kLocalElement ||
+        (x.kind == Kind::kLocal && program.locals[x.var].name.find('[') != std::string::npos)) {
+      atom.liftable = false;
+    }
     if (x.kind == Kind::kPc || x.kind == Kind::kSelf || x.kind == Kind::kForall ||
         x.kind == Kind::kExists || x.kind == Kind::kCount || x.kind == Kind::kBound) {
       atom.liftable = false;

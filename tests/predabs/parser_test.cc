@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "predabs/model.h"
 #include "predabs/parser.h"
 
 namespace druba::predabs {
@@ -81,14 +82,19 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { x := 1 }", "m.drb:1:33: error: expected ';' but found '}'"},
       {"shared int x; thread T { x := 1; ", "m.drb:1:34: error: the thread's '{' is not closed"},
       {"local int l; thread T { l[0] := 1; }",
-       "m.drb:1:26: error: a thread may assign only its own locals and shared variables, and its "
-       "own entry of a per-thread array (`l[self]`)"},
+       "m.drb:1:26: error: 'l' is not an array: a thread assigns it as `l := ...`"},
       {"local int a[threads];",
-       "m.drb:1:12: error: local arrays are not supported; an array with one entry per thread "
-       "is declared `shared T a[threads]`"},
-      {"shared int a[3];",
-       "m.drb:1:14: error: an array's size is `threads` (one entry per thread, e.g. `shared bool "
-       "a[threads] = false;`); arrays of a fixed size are not supported yet"},
+       "m.drb:1:13: error: an array with one entry per thread is shared: `shared T a[threads]` "
+       "(a local array has a size: `local T a[3]`)"},
+      {"shared int a[0];", "m.drb:1:14: error: an array has 1 to 256 elements"},
+      {"shared int a[n];",
+       "m.drb:1:14: error: expected an array size (a number, or `threads`) but found 'n'"},
+      {"shared int a[3]; thread T { a[3] := 1; }",
+       "m.drb:1:29: error: index 3 is outside 'a' (0 to 2)"},
+      {"shared int a[3]; thread T { assume a == 1; }",
+       "m.drb:1:38: error: 'a' is an array of 3 elements: name one, `a[i]` but found '=='"},
+      {"shared int a[3], i; thread T { a[i] := 1, a[0] := 2; }",
+       "m.drb:1:43: error: 'a' is assigned twice in one statement"},
       {"shared int x; thread T { assume pc < 2; }",
        "m.drb:1:36: error: a program counter can only be compared with '==' or '!='"},
       {"shared int x; thread T { assume pc == nolabel; }",
@@ -160,6 +166,54 @@ TEST(DrbParserTest, PerThreadArrays) {
   EXPECT_TRUE(p.shared.empty());
   EXPECT_TRUE(p.symmetric);
   EXPECT_EQ(p.statements[0].body[0].targets[0].local, true);
+}
+
+// `T a[N]`: N variables a[0]..a[N-1]; a literal index is the element itself, another index an
+// element chosen at run time (read and written); an index out of range fails the thread. A write
+// to another thread's entry of a per-thread array makes the program asymmetric.
+TEST(DrbParserTest, FixedSizeArrays) {
+  const Program p = ParseProgram(
+      "shared int slot[3] = 1;\n"
+      "local bool mine[2] = false;\n"
+      "shared nat k = 0;\n"
+      "thread T * 2 { a: slot[k] := slot[k + 1] + 1, mine[1] := true; b: k := k + 2; }\n",
+      "m.drb");
+  ASSERT_EQ(p.shared.size(), 4U);
+  EXPECT_EQ(p.shared[2].name, "slot[2]");
+  EXPECT_EQ(p.shared[2].init, 1);
+  ASSERT_EQ(p.locals.size(), 2U);
+  EXPECT_EQ(p.locals[1].name, "mine[1]");
+  EXPECT_TRUE(p.symmetric);
+  const Instr& a = p.statements[0].body[0];
+  ASSERT_EQ(a.targets.size(), 2U);
+  EXPECT_EQ(a.targets[0].size, 3U);  // slot[k]: chosen at run time
+  ASSERT_NE(a.targets[0].index, nullptr);
+  EXPECT_EQ(a.targets[1].index, nullptr);  // mine[1]: the element itself
+  EXPECT_EQ(a.targets[1].var, 1U);
+  EXPECT_EQ(a.exprs[0]->args[0]->kind, Expr::Kind::kSharedElement);
+  EXPECT_EQ(ExprToString(p, *a.exprs[0], ""), "(slot[(k + 1)] + 1)");
+
+  // k = 0: slot[0] := slot[1] + 1; k = 2: slot[3] is read, out of range: the thread fails.
+  IntModel model(p, 2);
+  std::vector<Word> s;
+  model.ForEachInitial([&](StateView v) { s.assign(v.begin(), v.end()); });
+  std::vector<std::vector<Word>> next;
+  model.ForEachSuccessor(
+      StateView(s), 0, [&](std::uint32_t, StateView v) { next.emplace_back(v.begin(), v.end()); });
+  ASSERT_EQ(next.size(), 1U);
+  EXPECT_EQ(model.values().Decode(next[0][0]), 2);
+  EXPECT_EQ(model.values().Decode(next[0][1]), 1);
+  s[3] = model.values().Encode(2);  // k = 2
+  next.clear();
+  model.ForEachSuccessor(
+      StateView(s), 0, [&](std::uint32_t, StateView v) { next.emplace_back(v.begin(), v.end()); });
+  ASSERT_EQ(next.size(), 1U);
+  EXPECT_EQ(next[0][model.PcSlot(0)], p.error_pc);
+
+  const Program q = ParseProgram(
+      "shared bool flag[threads] = false;\nthread T * 2 { a: flag[1 - self] := true; }\n", "m.drb");
+  EXPECT_FALSE(q.symmetric);
+  EXPECT_EQ(q.statements[0].body[0].targets[0].size, 0U);  // another thread's entry
 }
 
 // `if c then { ... } else { ... }` whose blocks hold statements (a label or a loop): the test is

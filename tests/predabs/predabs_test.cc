@@ -52,7 +52,11 @@ class Generator {
     std::string out = "shared int x = " + std::to_string(R(0, 2)) +
                       ";\nshared int y = " + std::to_string(R(0, 2)) +
                       ";\nlocal int l = " + std::to_string(R(0, 2)) + ";\n";
-    if (structured_) out += "shared int a[threads] = " + std::to_string(R(0, 2)) + ";\n";
+    if (structured_) {
+      out += "shared int a[threads] = " + std::to_string(R(0, 2)) +
+             ";\nshared int b[2] = " + std::to_string(R(0, 2)) +
+             ";\nlocal int c[2] = " + std::to_string(R(0, 2)) + ";\n";
+    }
     out += "thread T * " + std::to_string(threads) + " {\n";
     for (int i = 0; i < statements; ++i) {
       if (structured_ && R(0, 4) == 0 && i + 2 < statements) {  // an if with statement blocks
@@ -93,14 +97,23 @@ class Generator {
 
  private:
   int R(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  // Structured: also the own entry of a[threads], another thread's (an index that may be out of
+  // range), and elements of the fixed-size arrays b[2] (shared) and c[2] (local) chosen at run
+  // time (x % 3 may be 2: out of range) or by a number.
   std::string Var() {
-    if (structured_ && R(0, 3) == 0) return "a[self]";
+    if (structured_ && R(0, 2) == 0) {
+      static const char* const kElements[] = {"a[self]", "a[(y % 3)]", "b[(x % 3)]", "c[(l % 2)]",
+                                              "b[1]"};
+      return kElements[R(0, 4)];
+    }
     return std::string(1, "xyl"[R(0, 2)]);
   }
   std::string Atom() {
     static const char* const kAtoms[] = {"x", "y", "l", "0", "1", "2"};
     if (structured_ && R(0, 4) == 0) {
-      return R(0, 1) == 0 || in_predicate_ ? "a[self]" : "a[(x % 3)]";
+      static const char* const kElements[] = {"a[self]", "a[(x % 3)]", "b[(y % 3)]", "c[(x % 2)]",
+                                              "c[0]"};
+      return in_predicate_ ? "a[self]" : kElements[R(0, 4)];
     }
     return kAtoms[R(0, 5)];
   }
@@ -461,19 +474,27 @@ TEST(PredabsTest, ArraysAndLoopsAgreeWithBruteForce) {
   std::size_t safe = 0;
   std::size_t violations = 0;
   std::size_t loops = 0;
+  std::size_t elements = 0;
   for (int round = 0; round < testing::Sweep(500); ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const std::string text =
         gen.Program(n, 3 + round % 3, round % 2 == 0, 1 + round % 2, round % 3 != 2);
     loops += text.find("while") != std::string::npos && text.find("do {") != std::string::npos;
+    // An element of a fixed-size array chosen at run time, or another thread's entry, in the code.
+    const std::string code = text.substr(0, text.find("abstraction"));
+    elements += code.find("b[(") != std::string::npos || code.find("c[(") != std::string::npos ||
+                code.find("a[(y") != std::string::npos;
     const Program program = ParseProgram(text, "random.drb");
     const Verdict verdict = JudgeAgainstBruteForce(program, n, text).first;
     EXPECT_NE(verdict, Verdict::kUnknown) << text;  // every finite program decided
     safe += verdict == Verdict::kSafe;
     violations += verdict == Verdict::kViolation;
   }
-  std::fprintf(stderr, "ArraysAndLoops: %zu safe, %zu violations, %zu with a loop body\n", safe,
-               violations, loops);
+  std::fprintf(stderr,
+               "ArraysAndLoops: %zu safe, %zu violations, %zu with a loop body, %zu with an "
+               "element chosen at run time\n",
+               safe, violations, loops, elements);
+  EXPECT_GT(elements, testing::AtLeastU(150));
   EXPECT_GT(safe, testing::AtLeastU(100));
   EXPECT_GT(violations, testing::AtLeastU(50));
   EXPECT_GT(loops, testing::AtLeastU(100));
