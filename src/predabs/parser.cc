@@ -91,19 +91,21 @@ void Parser::ParseDeclaration() {
       }
       Expect("]");
     }
+    // `= v` (every element), or for an array of a fixed size `= {v0, v1, ...}` (one each).
+    std::vector<Int> inits;
     if (Accept("=")) {
-      const Token& at = Cur();
-      if (type == Type::kBool) {
-        if (Accept("true")) {
-          v.init = 1;
-        } else if (Accept("false")) {
-          v.init = 0;
-        } else {
-          Fail(at, "expected 'true' or 'false'" + Found());
+      if (size > 0 && Accept("{")) {
+        const Token& open = tokens_[pos_ - 1];
+        do {
+          inits.push_back(InitialValue(type));
+        } while (Accept(","));
+        Expect("}");
+        if (inits.size() != size) {
+          Fail(open, "'" + name.text + "' has " + std::to_string(size) + " elements, and " +
+                         std::to_string(inits.size()) + " initial values are given");
         }
       } else {
-        v.init = ExpectNumber("an integer");
-        if (type == Type::kNat && v.init < 0) Fail(at, "a nat cannot start negative");
+        v.init = InitialValue(type);
       }
     }
     auto& vars = shared && !per_thread ? program_.shared : program_.locals;
@@ -116,10 +118,23 @@ void Parser::ParseDeclaration() {
     for (std::uint32_t k = 0; k < size; ++k) {
       Variable element = v;
       element.name = name.text + "[" + std::to_string(k) + "]";
+      if (!inits.empty()) element.init = inits[k];
       vars.push_back(std::move(element));
     }
   } while (Accept(","));
   Expect(";");
+}
+
+Int Parser::InitialValue(Type type) {
+  const Token& at = Cur();
+  if (type == Type::kBool) {
+    if (Accept("true")) return 1;
+    if (Accept("false")) return 0;
+    Fail(at, "expected 'true' or 'false'" + Found());
+  }
+  Int v = ExpectNumber("an integer");
+  if (type == Type::kNat && v < 0) Fail(at, "a nat cannot start negative");
+  return v;
 }
 
 std::optional<Parser::VarRef> Parser::FindVar(const std::string& name) const {

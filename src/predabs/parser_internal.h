@@ -94,6 +94,8 @@ class Parser {
   }
   const Token& ExpectIdent(const char* what);
   Int ExpectNumber(const char* what);
+  // A declaration's initial value of a variable of `type`.
+  Int InitialValue(Type type);
   std::uint32_t ExpectSmall(const char* what, std::uint32_t min, std::uint32_t max);
 
   // ---- declarations ----

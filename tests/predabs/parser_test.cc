@@ -95,6 +95,8 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
        "m.drb:1:38: error: 'a' is an array of 3 elements: name one, `a[i]` but found '=='"},
       {"shared int a[3], i; thread T { a[i] := 1, a[0] := 2; }",
        "m.drb:1:43: error: 'a' is assigned twice in one statement"},
+      {"shared int a[3] = {1, 2};",
+       "m.drb:1:19: error: 'a' has 3 elements, and 2 initial values are given"},
       {"shared int x; thread T { assume pc < 2; }",
        "m.drb:1:36: error: a program counter can only be compared with '==' or '!='"},
       {"shared int x; thread T { assume pc == nolabel; }",
@@ -173,7 +175,7 @@ TEST(DrbParserTest, PerThreadArrays) {
 // to another thread's entry of a per-thread array makes the program asymmetric.
 TEST(DrbParserTest, FixedSizeArrays) {
   const Program p = ParseProgram(
-      "shared int slot[3] = 1;\n"
+      "shared int slot[3] = {1, 1, 1};\n"
       "local bool mine[2] = false;\n"
       "shared nat k = 0;\n"
       "thread T * 2 { a: slot[k] := slot[k + 1] + 1, mine[1] := true; b: k := k + 2; }\n",
