@@ -258,11 +258,38 @@ std::string BlockText(const std::string& name, const std::vector<std::string>& l
 
 }  // namespace
 
+namespace {
+
+// "the index is inside the array" for every element of a fixed-size array the code picks at run
+// time: the abstraction must know it where the program never fails on it.
+void IndexRanges(const Program& program, const std::vector<Instr>& body,
+                 std::vector<std::string>& out) {
+  const auto range = [&](const Expr& index, std::uint32_t size) {
+    const std::string e = ExprToString(program, index);
+    out.push_back("0 <= " + e + " && " + e + " < " + std::to_string(size));
+  };
+  const auto visit = [&](const Expr& x) {
+    if (x.kind == Kind::kSharedElement || x.kind == Kind::kLocalElement) {
+      range(*x.args[0], static_cast<std::uint32_t>(x.value));
+    }
+  };
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) Walk(*e, visit);
+    for (const Instr::Target& t : op.targets) {
+      if (t.index && t.size > 0) range(*t.index, t.size);
+    }
+    for (const std::vector<Instr>& block : op.blocks) IndexRanges(program, block, out);
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> CandidatePredicates(const Program& program) {
   const std::vector<Atom> atoms = DataAtoms(program);
   std::vector<std::string> out;
   out.reserve(atoms.size());
   for (const Atom& atom : atoms) out.push_back(atom.text(""));
+  for (const Statement& st : program.statements) IndexRanges(program, st.body, out);
   if (program.templates.size() == 1) OtherThreadForms(program, atoms, out);
   std::vector<std::string> unique;
   absl::flat_hash_set<std::string> seen;

@@ -7,8 +7,9 @@
 // Candidates come from the program text, in this order:
 //  1. the atoms of every condition (assume, assert, if, while), a disequality as the equality and
 //     `a >= b` as `a < b` (a predicate and its negation split the states alike);
-//  2. every Boolean variable, every integer variable equal to its initial value, and every pair of
-//     integer variables compared (==, < both ways);
+//  2. every Boolean variable, every integer variable equal to its initial value, every pair of
+//     integer variables compared (==, < both ways), and for every element of a fixed-size array
+//     the code picks at run time, its index inside the array (`0 <= e && e < N`);
 //  3. for a program of one thread template, the forms over the other threads: for every label L
 //     `forall i != self: pc[i] != L`; for every atom q of 1 and 2 on the thread's own locals, q of
 //     every thread (`forall i: q[i]`) and of every other thread that has given its locals a value
