@@ -6,7 +6,11 @@ queries and wall time. Usage: perf/run_drb_models.py [--druba build/druba]
 
 With --proofs, one row per `verify` line with a fixed thread count instead: |O| (the sandwich
 proof's upper bound, computed first), whether it is exact, the proof that answered and where, and
-the wall time by default (the paper's proof alone) and with --upper-bound joint (fastest of 3)."""
+the wall time by default (the paper's proof alone) and with --upper-bound joint (fastest of 3).
+
+With --certificates, one row per `safe` line of every model (.drb and .pds): `verify
+--certificate` with the line's options, then `druba check`, each a whole process (fastest of 3):
+the certificate's kind and size, both wall times and the checker's verdict."""
 
 import argparse
 import glob
@@ -22,9 +26,12 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--druba", default=os.path.join(root, "build", "druba"))
     parser.add_argument("--proofs", action="store_true")
+    parser.add_argument("--certificates", action="store_true")
     args = parser.parse_args()
     if args.proofs:
         return proofs(args, root)
+    if args.certificates:
+        return certificates(args, root)
     print("| model | command | verdict | abstract states | per thread count: verdict, abstract, "
           "(r,d), concrete states | solver queries (s) | time s |")
     print("|---|---|---|---|---|---|---|")
@@ -94,6 +101,57 @@ def proofs(args, root):
                   f"{after['abstract_states']} | {upper} | {'yes' if exact else 'no'} | "
                   f"{after['proof']} | {after['rounds']},{after['delays']} | "
                   f"{before['time_s']:.3f} | {after['time_s']:.3f} | {ratio:.2f} |")
+
+
+# The options a header line's fields stand for (tests/check_model.cmake reads them the same way).
+OPTIONS = {"threads": "--threads", "abstraction": "--abstraction", "exhaust": "--exhaust-share",
+           "mode": "--mode", "refine": "--refine", "top": "--top"}
+
+
+def certificates(args, root):
+    import tempfile
+    print("| model | options | proof | kind | certificate bytes | verify s | check s | "
+          "check/verify | check |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    paths = sorted(glob.glob(os.path.join(root, "models", "*.drb")) +
+                   glob.glob(os.path.join(root, "models", "*.pds")))
+    with tempfile.TemporaryDirectory() as scratch:
+        cert = os.path.join(scratch, "certificate.json")
+        for path in paths:
+            with open(path) as f:
+                lines = [l for l in f if re.match(r"# druba-expect:", l) and "verdict=safe" in l]
+            for line in lines:
+                fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
+                options = [o for key, flag in OPTIONS.items() if key in fields
+                           for o in (flag, fields[key])]
+                if fields.get("deadlock") == "1":
+                    options.append("--deadlock")
+
+                def timed(cmd):
+                    best = None
+                    for _ in range(3):
+                        start = time.time()
+                        out = subprocess.run(cmd, capture_output=True, text=True)
+                        wall = time.time() - start
+                        best = (wall, out) if best is None or wall < best[0] else best
+                    return best
+
+                verify_s, out = timed([args.druba, "verify", path, "--json", "--certificate", cert]
+                                      + options)
+                report = json.loads(out.stdout)
+                proof = report.get("proof") or report["runs"][-1].get("proof", "-")
+                if not os.path.exists(cert):
+                    print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | - | - | "
+                          f"{verify_s:.3f} | - | - | no certificate |")
+                    continue
+                with open(cert) as f:
+                    kind = json.load(f)["kind"] + (" (every count)" if ".." in
+                                                   fields.get("threads", "") else "")
+                check_s, checked = timed([args.druba, "check", path, "--certificate", cert])
+                print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | {kind} | "
+                      f"{os.path.getsize(cert)} | {verify_s:.3f} | {check_s:.3f} | "
+                      f"{check_s / verify_s:.2f} | {checked.stdout.split(':')[0]} |")
+                os.remove(cert)
 
 
 if __name__ == "__main__":

@@ -218,10 +218,10 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, std::size_t width) {
 class Queries {
  public:
   Queries(const Program& program, const predabs::AbstractionSpec& spec, std::vector<Abstract> set,
-          std::uint32_t n)
+          std::uint32_t n, unsigned timeout_ms)
       : program_(program), spec_(spec), set_(std::move(set)), enc_(program, n, ctx_) {
     z3::params params(ctx_);
-    params.set("timeout", 20000U);
+    params.set("timeout", timeout_ms);
     solver_.set(params);
   }
 
@@ -344,7 +344,8 @@ class Queries {
 }  // namespace
 
 CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
-                                const std::string& source, const std::string& file) {
+                                const std::string& source, const std::string& file,
+                                unsigned timeout_ms) {
   const JsonValue& doc = certificate;
   CheckResult r;
   const auto fail = [&](std::string what, std::string example) {
@@ -382,9 +383,9 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
     const JsonValue& every = doc.At("every_count");
     if (every.kind != JsonValue::Kind::kBool)
       throw InputError(every.where, "expected true or false");
-    if (every.boolean) return CheckEveryCount(std::move(r), program, spec, set, n);
+    if (every.boolean) return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms);
   }
-  Queries queries(program, spec, std::move(set), n);
+  Queries queries(program, spec, std::move(set), n, timeout_ms);
   if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
   r.passed.emplace_back("initial");
   r.passed.emplace_back("property (no state of the set has failed)");

@@ -12,8 +12,11 @@
 
 namespace druba::check {
 
-// Throws InputError for a malformed certificate. `source` is the model's text.
+// Throws InputError for a malformed certificate. `source` is the model's text. Each solver query
+// may take `timeout_ms`; one that takes longer is undecided, and the certificate invalid.
+inline constexpr unsigned kQueryTimeoutMs = 30000;
 CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
-                                const std::string& source, const std::string& file);
+                                const std::string& source, const std::string& file,
+                                unsigned timeout_ms = kQueryTimeoutMs);
 
 }  // namespace druba::check

@@ -237,7 +237,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program,
                             const predabs::AbstractionSpec& spec, const std::vector<Abstract>& set,
-                            std::uint32_t min_threads) {
+                            std::uint32_t min_threads, unsigned timeout_ms) {
   const std::string counts = fmt::format("every count >= {}", min_threads);
   if (!program.symmetric || !spec.symmetric) {
     return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");
@@ -245,7 +245,7 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program,
   z3::context ctx;
   z3::solver solver(ctx);
   z3::params params(ctx);
-  params.set("timeout", 30000U);
+  params.set("timeout", timeout_ms);
   solver.set(params);
   Symbolic sym(program, ctx);
   z3::expr_vector threads(ctx);  // at least min_threads of them

@@ -25,6 +25,6 @@ namespace druba::check {
 CheckResult CheckEveryCount(CheckResult r, const predabs::Program& program,
                             const predabs::AbstractionSpec& spec,
                             const std::vector<std::vector<std::uint32_t>>& set,
-                            std::uint32_t min_threads);
+                            std::uint32_t min_threads, unsigned timeout_ms);
 
 }  // namespace druba::check
