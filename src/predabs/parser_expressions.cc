@@ -240,9 +240,13 @@ ExprPtr Parser::ThreadIndex() {
     pos_ += 2;
     return nullptr;
   }
+  // A quantified thread as the index names a thread, as any thread would: still symmetric. Any
+  // other index (and a quantified thread used as a number anywhere else, ParsePrimary) tells
+  // threads apart by their numbers.
+  const bool before = *asymmetric_;
   ExprPtr index = ParseIntExpr();
   Expect("]");
-  if (index->kind != Expr::Kind::kBound) *asymmetric_ = true;
+  *asymmetric_ = index->kind == Expr::Kind::kBound ? before : true;
   return index;
 }
 
@@ -322,6 +326,7 @@ ExprPtr Parser::ParsePrimary() {
     if (it->first == t.text) {
       e->kind = Expr::Kind::kBound;
       e->var = it->second;
+      *asymmetric_ = true;  // a thread's number (ThreadIndex undoes it for a thread index)
       return e;
     }
   }

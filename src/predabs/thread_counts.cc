@@ -33,8 +33,9 @@ ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
   }
   if (counts.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
     throw InputError({"--threads", 0, 0},
-                     "--threads N.. needs a symmetric program: one thread template, no `self` and "
-                     "no fixed thread index in the code or the abstraction");
+                     "--threads N.. needs a symmetric program: one thread template, and in the "
+                     "code and the abstraction no `self`, no fixed thread index and no quantified "
+                     "thread used as a number (docs/drb.md)");
   }
   counts.last =
       counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;

@@ -215,6 +215,17 @@ TEST(DrbParserTest, FixedSizeArrays) {
   const Program q = ParseProgram(
       "shared bool flag[threads] = false;\nthread T * 2 { a: flag[1 - self] := true; }\n", "m.drb");
   EXPECT_FALSE(q.symmetric);
+  // A quantified thread as an index names a thread; as a number (here an array's index) it tells
+  // threads apart: not symmetric (the every-count encoding once crashed on it).
+  EXPECT_TRUE(
+      ParseProgram("shared bool f[threads];\nthread T * 2 { assert forall i: !f[i]; }\n", "m.drb")
+          .symmetric);
+  EXPECT_FALSE(
+      ParseProgram("shared int a[3];\nthread T * 2 { assert forall i: a[i] == 0; }\n", "m.drb")
+          .symmetric);
+  EXPECT_FALSE(
+      ParseProgram("shared int x;\nthread T * 2 { assert forall i: x != i + 5; }\n", "m.drb")
+          .symmetric);
   EXPECT_EQ(q.statements[0].body[0].targets[0].size, 0U);  // another thread's entry
 }
 
