@@ -882,7 +882,8 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
   std::size_t changed = 0;
   std::size_t certified = 0;
   std::size_t invalid_passed = 0;
-  for (int round = 0; round < testing::Sweep(120); ++round) {
+  const int programs = testing::Sweep(60);
+  for (int round = 0; round < programs; ++round) {
     const Program program = ParseProgram(gen.Program(2, 3, round % 3 == 0, 2, true), "r.drb");
     const AbstractionSpec& spec = program.abstractions[0];
     const ThreadCounts counts = ParseThreadCounts("2..", program, 4);
@@ -940,7 +941,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
     for (const bool drop : {false, true}) {
       // Half of the proofs, and a quarter with a state dropped: the symbolic queries cost more
       // than the rest of the test (all of them with DRUBA_SWEEP, `ctest -L long`).
-      if (closed % (drop ? 4 : 2) != 0 && testing::Sweep(1) == 1) continue;
+      if (closed % (drop ? 4 : 2) != 0 && testing::SweepFactor() <= 1) continue;
       StateStore claimed(sets.back()->width());
       for (std::uint32_t id = 0; id < sets.back()->size(); ++id) {
         if (!drop || id + 1 != sets.back()->size()) claimed.FindOrInsert(sets.back()->Get(id));
@@ -960,12 +961,12 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
     }
   }
   std::fprintf(stderr,
-               "EveryThreadCount: %zu of 120 programs proved for every count >= 2, each "
+               "EveryThreadCount: %zu of %d programs proved for every count >= 2, each "
                "checked by brute force for 2..5 threads; %zu still changing at 4; %zu "
                "certificates checked valid for every count\n",
-               closed, changed, certified);
+               closed, programs, changed, certified);
   EXPECT_GT(closed, testing::AtLeastU(15));
-  EXPECT_GT(certified, testing::AtLeastU(10));
+  EXPECT_GT(certified, testing::AtLeastU(6));
   EXPECT_EQ(invalid_passed, 0U);
 }
 
