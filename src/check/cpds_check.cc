@@ -278,7 +278,7 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   const Rules rules(cpds);
   const State initial = Initial(c, init);
   if (!c.states.contains(initial)) return fail("initial", Text(initial) + " is not in the set");
-  r.passed.emplace_back("initial");
+  r.passed.push_back(fmt::format("initial ({} threads)", n));
   for (const State& s : c.states) {
     if (target && MatchesTarget(*target, s, c)) return fail("property", Text(s) + " is a target");
     if (deadlock && Deadlocked(rules, s, c)) return fail("property", Text(s) + " is deadlocked");

@@ -387,7 +387,7 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   }
   Queries queries(program, spec, std::move(set), n, timeout_ms);
   if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
-  r.passed.emplace_back("initial");
+  r.passed.push_back(fmt::format("initial ({} threads)", n));
   r.passed.emplace_back("property (no state of the set has failed)");
   std::uint64_t count = 0;
   if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);

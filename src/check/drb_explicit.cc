@@ -306,7 +306,7 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
     return Invalid(std::move(r), "initial",
                    "the initial state " + Text(m.Initial()) + " is not in the set");
   }
-  r.passed.emplace_back("initial");
+  r.passed.push_back(fmt::format("initial ({} threads)", n));
   for (const Row& s : set) {
     bool stuck = true;
     bool unfinished = false;
