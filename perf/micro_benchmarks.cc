@@ -1,12 +1,16 @@
 // Micro-benchmarks of the hot parts: the state stores, stack interning, successor generation, the
-// closure test and whole runs. Run: build/perf/druba_micro_benchmarks
+// closure test, whole runs, and reading and checking a certificate. Run:
+// build/perf/druba_micro_benchmarks
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <vector>
 
 #include "abstraction/driver.h"
+#include "check/cpds_check.h"
 #include "common/files.h"
+#include "common/json_reader.h"
+#include "cpds/certificate.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
 #include "cpds/top_k.h"
@@ -130,6 +134,47 @@ void BM_Verify(benchmark::State& state, const char* name, std::uint32_t k) {
 BENCHMARK_CAPTURE(BM_Verify, bluetooth3_21_top2, "03_Bluetooth-3/Bluetooth3-21", 2)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Verify, stefan4_top1, "08_Stefan-1/stefan-4", 1)
+    ->Unit(benchmark::kMillisecond);
+
+// The certificate of a finished run, as `verify --certificate` writes it (digest "d").
+std::string Certificate(const cpds::CpdsModel& model, std::uint32_t k, const StateStore& set) {
+  std::vector<cpds::Symbol> visible;
+  for (std::uint32_t id = 0; id < set.size(); ++id) {
+    const StateView a = set.Get(id);
+    visible.push_back(a[0]);
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) visible.push_back(a[1 + t * k]);
+  }
+  const cpds::MayLieBelow below(model.cpds(), model.init(), &visible);
+  return cpds::CertificateText(
+      {"d", k, model.num_threads(), false, false, "plateau", &set, &below});
+}
+
+// `druba check`'s work on a certificate: reading the JSON, then every check (the relation's rules
+// and closure); items are abstract states.
+void BM_CheckCertificate(benchmark::State& state, const char* name, std::uint32_t k,
+                         bool parse_only) {
+  const auto [c, init] = Load(name);
+  cpds::CpdsModel model(c, init);
+  const cpds::TopKAbstraction abs(model, k, std::nullopt);
+  PlateauDriver run(model, abs);
+  run.Verify();
+  const std::string text = Certificate(model, k, run.abstract_states());
+  for (auto _ : state) {
+    const JsonValue doc = ParseJson(text, "certificate.json");
+    if (!parse_only) {
+      benchmark::DoNotOptimize(check::CheckCpdsCertificate(doc, "d", c, init, std::nullopt));
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(run.abstract_states().size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(text.size()));
+}
+BENCHMARK_CAPTURE(BM_CheckCertificate, parse_bluetooth3_21_top2, "03_Bluetooth-3/Bluetooth3-21", 2,
+                  true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckCertificate, check_bluetooth3_21_top2, "03_Bluetooth-3/Bluetooth3-21", 2,
+                  false)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
