@@ -205,9 +205,9 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
       ->check(CLI::NonNegativeNumber);
   verify->add_option("--certificate", options.certificate,
                      "write the certificate of a safe verdict: the final abstract set and what the "
-                     "proof assumed (CPDS: the may-lie-below relation; .drb, one thread count: the "
-                     "abstraction), which `druba check` tests without this engine "
-                     "(docs/certificates.md)");
+                     "proof assumed (CPDS: the may-lie-below relation; .drb: the abstraction, for "
+                     "one thread count or every count), or after exhaustion the reachable states, "
+                     "which `druba check` tests without this engine (docs/certificates.md)");
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
   cpds->add_option("--upper-bound-share", options.upper_bound_share,
@@ -253,8 +253,8 @@ CLI::App* AddCheck(CLI::App& app, druba::run::RunOptions& options) {
       "input");
   check
       ->add_option("model", options.model,
-                   "the model (.pds; with the same --init, --spec or "
-                   "--target as when it was certified)")
+                   "the model (.drb, or .pds with the same --init, --spec or --target as when "
+                   "it was certified)")
       ->required();
   check->add_option("--certificate", options.certificate, "the certificate file")->required();
   AddCpdsInputOptions(KindGroup(check, kCpds), options);

@@ -119,7 +119,7 @@ class Reader {
   };
   Literal Number() {
     const std::size_t start = pos_;
-    const JsonPlace place = Here();
+    const TextCursor at = at_;  // a place is made only for an error: numbers are many
     while (pos_ < text_.size() &&
            std::string_view("+-.eE0123456789").find(Peek()) != std::string_view::npos) {
       Advance();
@@ -138,7 +138,7 @@ class Reader {
     char* stop = nullptr;
     n.value = std::strtod(copy.c_str(), &stop);
     if (stop != copy.c_str() + copy.size()) {
-      throw InputError(place, "malformed number '" + copy + "'");
+      throw InputError(JsonPlace{file_, at.line, at.column}, "malformed number '" + copy + "'");
     }
     return n;
   }
@@ -148,7 +148,7 @@ class Reader {
     Space();
     const char c = Peek();
     if ((c == '-' || (c >= '0' && c <= '9')) && v.items.empty()) {
-      const JsonPlace place = Here();
+      const TextCursor at = at_;
       const Literal n = Number();
       if (n.whole) {
         v.integers.push_back(n.integer);
@@ -158,7 +158,7 @@ class Reader {
       JsonValue e;
       e.kind = JsonValue::Kind::kNumber;
       e.number = n.value;
-      e.where = place;
+      e.where = JsonPlace{file_, at.line, at.column};
       v.items.push_back(std::move(e));
       return;
     }

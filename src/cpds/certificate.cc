@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,11 +16,12 @@ long long Number(std::uint32_t word) {
 
 template <class Rows>
 void WriteRows(std::string& out, const char* name, const Rows& rows) {
-  out += fmt::format(",\n\"{}\": [", name);
+  auto to = std::back_inserter(out);
+  fmt::format_to(to, ",\n\"{}\": [", name);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     out += i == 0 ? "\n [" : ",\n [";
     for (std::size_t j = 0; j < rows[i].size(); ++j) {
-      out += fmt::format("{}{}", j == 0 ? "" : ",", Number(rows[i][j]));
+      fmt::format_to(to, "{}{}", j == 0 ? "" : ",", Number(rows[i][j]));
     }
     out += "]";
   }

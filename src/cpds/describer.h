@@ -85,16 +85,10 @@ struct CpdsDescriber {
     // relation computed with it: a certificate as it stands.
     // After exhaustion the set is exactly alpha(R); it is a certificate when it is closed under
     // every action with pops drawn from the relation, which this engine tests first.
-    if (out.result.proof == Proof::kExhausted) {
-      bool closed = true;
-      const auto oracle = abs.MakeClosureOracle(set);
-      for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
-        oracle.ForEachAbstractSuccessor(set.Get(id),
-                                        [&](std::uint32_t, std::uint32_t, StateView to) {
-                                          closed = closed && set.Find(to).has_value();
-                                        });
-      }
-      if (!closed) return CertifyExact(out, driver);
+    std::uint64_t checks = 0;
+    if (out.result.proof == Proof::kExhausted &&
+        CheckClosure(abs, set, &checks, /*all_actions=*/true)) {
+      return CertifyExact(out, driver);
     }
     Write(out, set, abs.k());
   }
@@ -119,18 +113,11 @@ struct CpdsDescriber {
           std::to_string(kMaxExactDepth - 1) + " symbols";
       return;
     }
-    StateStore exact(1 + std::size_t{n} * k);
-    std::vector<Word> a(exact.width());
+    const TopKAbstraction deep(model, k, std::nullopt);
+    StateStore exact(deep.width());
+    std::vector<Word> a(deep.width());
     driver.ForEachState([&](StateView s) {
-      std::fill(a.begin(), a.end(), MayLieBelow::kBottom);
-      a[0] = s[0];
-      for (std::uint32_t t = 0; t < n; ++t) {
-        StackId id = s[1 + t];
-        for (std::uint32_t j = 0; j < k && id != StackTable::kEmpty; ++j) {
-          a[1 + t * k + j] = model.stacks().Top(id);
-          id = model.stacks().Rest(id);
-        }
-      }
+      deep.Abstract(s, std::span<Word>(a));
       exact.FindOrInsert(StateView(a));
     });
     Write(out, exact, k);

@@ -150,25 +150,15 @@ struct DrbDescriber {
     // (cli/drb_command.cc); after an upper-bound proof the set is O, closed under the abstract
     // post of every statement with the view invariant: a certificate as it stands.
     if (!fixed_count) return;
-    if (out.result.proof == Proof::kExhausted && (options.deadlock || !Closed(set))) {
+    std::uint64_t checks = 0;
+    if (out.result.proof == Proof::kExhausted &&
+        (options.deadlock || CheckClosure(abs, set, &checks, /*all_actions=*/true))) {
       CertifyExplicit(out, driver);
       return;
     }
     out.certificate = PredicatesCertificate(
         {options.model_digest, model.num_threads(), false, options.deadlock,
          std::string(ProofName(out.result.proof)), &program, &abs.spec(), &set});
-  }
-
-  // Whether the exact abstract set an exhaustive search found is closed under the abstract post.
-  bool Closed(const StateStore& set) const {
-    const auto oracle = abs.MakeClosureOracle(set);
-    bool closed = true;
-    for (std::uint32_t id = 0; id < set.size() && closed; ++id) {
-      oracle.ForEachAbstractSuccessor(set.Get(id), [&](std::uint32_t, std::uint32_t, StateView to) {
-        closed = closed && set.Find(to).has_value();
-      });
-    }
-    return closed && oracle.undecided().empty();
   }
 
   // The explicit certificate: every state the exhaustive search reached (each variable's value,
@@ -178,18 +168,21 @@ struct DrbDescriber {
     std::string states;
     bool fits = true;
     driver.ForEachState([&](StateView s) {
-      states += states.empty() ? "\n [" : ",\n [";
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i != 0) states += ",";
-        if (IsPcSlot(i)) {
-          states += std::to_string(s[i]);
-          continue;
-        }
-        const Int v = model.values().Decode(s[i]);
+      const auto value = [&](Word w) {
+        const Int v = model.values().Decode(w);
         fits = fits && v <= INT64_MAX && v >= INT64_MIN;
-        states += v.str();
+        return v.str();
+      };
+      std::string row;
+      for (std::size_t v = 0; v < program.shared.size(); ++v) row += "," + value(s[v]);
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        row += "," + std::to_string(s[model.PcSlot(t)]);
+        for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
+          row += "," + value(s[model.LocalSlot(t, v)]);
+        }
       }
-      states += "]";
+      row[0] = '[';
+      states += (states.empty() ? "\n " : ",\n ") + row + "]";
     });
     if (!fits) {
       out.certificate_note = "a reachable value does not fit in 64 bits";
@@ -202,10 +195,6 @@ struct DrbDescriber {
     std::string text = head.dump();
     text.pop_back();  // the closing brace: the states follow
     out.certificate = text + ",\n\"states\": [" + states + "\n]}\n";
-  }
-  bool IsPcSlot(std::size_t slot) const {
-    const std::size_t base = program.shared.size();
-    return slot >= base && (slot - base) % (1 + program.locals.size()) == 0;
   }
 };
 

@@ -237,6 +237,16 @@ std::set<std::vector<Word>> StoreSet(const StateStore& store) {
   return out;
 }
 
+// A copy of `store` (without state `drop`, when given).
+std::unique_ptr<StateStore> CopyStore(const StateStore& store,
+                                      std::optional<std::uint32_t> drop = std::nullopt) {
+  auto out = std::make_unique<StateStore>(store.width());
+  for (std::uint32_t id = 0; id < store.size(); ++id) {
+    if (id != drop) out->FindOrInsert(store.Get(id));
+  }
+  return out;
+}
+
 // Pins a symbolic state of a fixed-count program to a concrete one.
 Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateView state) {
   Solver& s = enc.solver();
@@ -599,12 +609,8 @@ TEST(PredabsTest, CertificatesOfRandomProofsAreValid) {
     ++checked;
     // Dropping a state other than the initial one (the first found) breaks closure.
     if (set.size() > 1) {
-      StateStore fewer(set.width());
-      const auto drop = static_cast<std::uint32_t>(1 + round % (set.size() - 1));
-      for (std::uint32_t id = 0; id < set.size(); ++id) {
-        if (id != drop) fewer.FindOrInsert(set.Get(id));
-      }
-      const check::CheckResult dropped = check(fewer);
+      const check::CheckResult dropped =
+          check(*CopyStore(set, static_cast<std::uint32_t>(1 + round % (set.size() - 1))));
       EXPECT_FALSE(dropped.valid) << text;
       EXPECT_EQ(dropped.failed, "closure") << text << dropped.example;
     }
@@ -897,11 +903,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
           const PredicateAbstraction abs(model, spec, 5000);
           PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
           const RunResult one = run.Verify();
-          const StateStore& reached = run.abstract_states();
-          sets.push_back(std::make_unique<StateStore>(reached.width()));
-          for (std::uint32_t id = 0; id < reached.size(); ++id) {
-            sets.back()->FindOrInsert(reached.Get(id));
-          }
+          sets.push_back(CopyStore(run.abstract_states()));
           verdicts.push_back(one.verdict);
           return CountOutcome{one.verdict, one.reason, sets.back().get()};
         });
@@ -942,10 +944,10 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
       // Half of the proofs, and a quarter with a state dropped: the symbolic queries cost more
       // than the rest of the test (all of them with DRUBA_SWEEP, `ctest -L long`).
       if (closed % (drop ? 4 : 2) != 0 && testing::SweepFactor() <= 1) continue;
-      StateStore claimed(sets.back()->width());
-      for (std::uint32_t id = 0; id < sets.back()->size(); ++id) {
-        if (!drop || id + 1 != sets.back()->size()) claimed.FindOrInsert(sets.back()->Get(id));
-      }
+      const std::unique_ptr<StateStore> copy =
+          CopyStore(*sets.back(),
+                    drop ? std::optional<std::uint32_t>(sets.back()->size() - 1) : std::nullopt);
+      const StateStore& claimed = *copy;
       const check::CheckResult r = check::CheckDrbCertificate(
           ParseJson(PredicatesCertificate(
                         {"d", 2, true, false, "every-count", &program, &spec, &claimed}),
