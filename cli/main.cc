@@ -296,6 +296,9 @@ int Run(const std::function<int()>& command) {
   } catch (const std::exception& e) {
     std::cerr << "druba: internal error: " << e.what() << "\n";
     return druba::exit_code::kInternal;
+  } catch (...) {  // nothing a library throws may end the process with a signal
+    std::cerr << "druba: internal error: an exception of an unknown type\n";
+    return druba::exit_code::kInternal;
   }
 }
 

@@ -176,16 +176,16 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
 };
 
 // The abstraction of s from thread `view`'s point of view (the tracked locations, each predicate
-// as 0/1; the failed bit is left out: no state of S may have it).
+// as 0/1, false where its evaluation fails; the failed bit is left out: no state of S may have it).
 std::vector<z3::expr> Alpha(Encoding& enc, const predabs::AbstractionSpec& spec, const Sym& s,
                             std::uint32_t view) {
   std::vector<z3::expr> out;
   for (const auto& pc : spec.pcs) out.push_back(s.pc[pc.thread.value_or(view)]);
   for (const auto& p : spec.predicates) {
     std::vector<z3::expr> bound(64, enc.ctx().int_val(0));
-    z3::expr ignored = enc.ctx().bool_val(false);
-    out.push_back(z3::ite(enc.Eval(*p.expr, s, view, bound, &ignored) != 0, enc.ctx().int_val(1),
-                          enc.ctx().int_val(0)));
+    z3::expr failed = enc.ctx().bool_val(false);
+    const z3::expr value = enc.Eval(*p.expr, s, view, bound, &failed) != 0;
+    out.push_back(z3::ite(value && !failed, enc.ctx().int_val(1), enc.ctx().int_val(0)));
   }
   return out;
 }

@@ -127,8 +127,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
                                          : z3::exists(i, range && body));
   }
 
-  // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate's
-  // runtime errors are not part of it).
+  // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate whose
+  // evaluation fails somewhere, e.g. divides by zero, is false, as in druba's evaluator).
   std::vector<z3::expr> Alpha(const predabs::AbstractionSpec& spec, const State& s,
                               const z3::expr& view) {
     std::vector<z3::expr> out;
@@ -138,8 +138,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     }
     for (const auto& pred : spec.predicates) {
       std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
-      z3::expr ignored = ctx_.bool_val(false);
-      out.push_back(Truth(Eval(*pred.expr, s, view, bound, &ignored) != 0));
+      z3::expr failed = ctx_.bool_val(false);
+      const z3::expr value = Eval(*pred.expr, s, view, bound, &failed) != 0;
+      out.push_back(Truth(value && !failed));
     }
     return out;
   }

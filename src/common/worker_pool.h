@@ -6,9 +6,11 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace druba {
@@ -28,7 +30,8 @@ class WorkerPool {
   }
 
   // Runs task(0..tasks-1), task(0) on the calling thread; tasks - 1 helpers are started the first
-  // time they are needed. `task` must not throw.
+  // time they are needed. An exception a task throws is caught where it ran; when every task has
+  // finished, the first one caught is thrown again on the calling thread (never std::terminate).
   void Run(unsigned tasks, const std::function<void(unsigned)>& task) {
     if (tasks == 0) return;
     while (threads_.size() + 1 < tasks) {
@@ -43,13 +46,23 @@ class WorkerPool {
       ++generation_;
     }
     wake_.notify_all();
-    task(0);
+    Guarded(task, 0);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return pending_ == 0; });
     task_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
  private:
+  void Guarded(const std::function<void(unsigned)>& task, unsigned index) {
+    try {
+      task(index);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
   void Serve(unsigned index) {
     std::uint64_t seen = 0;
     for (;;) {
@@ -62,7 +75,7 @@ class WorkerPool {
         if (index >= tasks_) continue;  // not needed in this batch
         task = task_;
       }
-      (*task)(index);
+      Guarded(*task, index);
       {
         const std::lock_guard<std::mutex> lock(mutex_);
         --pending_;
@@ -79,6 +92,7 @@ class WorkerPool {
   unsigned pending_ = 0;
   std::uint64_t generation_ = 0;
   bool quit_ = false;
+  std::exception_ptr error_;  // the first exception a task of this batch threw
   std::vector<std::jthread> threads_;  // last member: joined first
 };
 

@@ -118,7 +118,10 @@ Term Encoder::SameState(const SymState& a, const SymState& b) {
 
 Term Encoder::Eval(const Expr& expr, const SymState& state, const ThreadCount& count, Term self) {
   std::vector<Term> slots(program_.num_slots, 0);
-  return EvalIn(expr, state, count, self, slots, nullptr);
+  std::vector<Term> errors;
+  const Term value = EvalIn(expr, state, count, self, slots, &errors);
+  if (errors.empty()) return value;
+  return s_.And({value, s_.Not(s_.Or(errors))});
 }
 
 namespace {

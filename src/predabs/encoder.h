@@ -61,9 +61,9 @@ class Encoder {
   Term Initial(const SymState& state, const ThreadCount& count);
   Term SameState(const SymState& a, const SymState& b);
 
-  // An expression in `state` from the point of view of thread `self` (Int or Bool sort; a
-  // location is an Int). Throws InputError for a `count` that a symbolic thread count cannot
-  // encode.
+  // A predicate in `state` from the point of view of thread `self`: false where its evaluation
+  // fails (a division by zero or an index out of range in any subexpression), as
+  // IntModel::Holds. Throws InputError for a `count` that a symbolic thread count cannot encode.
   Term Eval(const Expr& expr, const SymState& state, const ThreadCount& count, Term self);
 
   // Statement `stmt` executed by thread `actor`: from `pre` (its pc at the statement) to `post`.

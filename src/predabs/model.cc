@@ -7,7 +7,11 @@ namespace druba::predabs {
 namespace {
 
 // A runtime error inside a statement: the thread goes to the error location.
-struct RuntimeFailure {
+// Caught inside this file, never thrown out of it (a std::exception all the same, so that a
+// mistake reaches the front end's handler rather than std::terminate).
+struct RuntimeFailure : std::exception {
+  explicit RuntimeFailure(Failure k) : kind(k) {}
+  const char* what() const noexcept override { return "a runtime error in an expression"; }
   Failure kind;
 };
 
@@ -30,10 +34,10 @@ Int ApplyBinary(Expr::Op op, const Int& a, const Int& b) {
     case Expr::Op::kMul:
       return a * b;
     case Expr::Op::kDiv:
-      if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+      if (b == 0) throw RuntimeFailure(Failure::kDivisionByZero);
       return EuclidDiv(a, b);
     case Expr::Op::kMod:
-      if (b == 0) throw RuntimeFailure{Failure::kDivisionByZero};
+      if (b == 0) throw RuntimeFailure(Failure::kDivisionByZero);
       return a - b * EuclidDiv(a, b);
     case Expr::Op::kEq:
       return a == b ? 1 : 0;
@@ -118,12 +122,20 @@ Int IntModel::Eval(const Expr& expr, StateView state, std::uint32_t self) const 
   return EvalIn(expr, state, self, slots);
 }
 
+bool IntModel::Holds(const Expr& expr, StateView state, std::uint32_t self) const {
+  try {
+    return Eval(expr, state, self) != 0;
+  } catch (const RuntimeFailure&) {
+    return false;
+  }
+}
+
 Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
                      std::vector<Int>& slots) const {
   const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
     if (expr.args.empty()) return self;
     const Int index = EvalIn(*expr.args[0], state, self, slots);
-    if (index < 0 || index >= n_) throw RuntimeFailure{Failure::kBadIndex};
+    if (index < 0 || index >= n_) throw RuntimeFailure(Failure::kBadIndex);
     return static_cast<std::uint32_t>(index);
   };
   switch (e.kind) {
@@ -155,7 +167,7 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
     case Expr::Kind::kSharedElement:
     case Expr::Kind::kLocalElement: {
       const Int index = EvalIn(*e.args[0], state, self, slots);
-      if (index < 0 || index >= e.value) throw RuntimeFailure{Failure::kBadIndex};
+      if (index < 0 || index >= e.value) throw RuntimeFailure(Failure::kBadIndex);
       const auto var = e.var + static_cast<std::uint32_t>(index);
       return values_.Decode(
           state[e.kind == Expr::Kind::kSharedElement ? var : LocalSlot(self, var)]);
@@ -321,7 +333,7 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
     if (target.index) {
       const Int index = EvalIn(*target.index, now, env.thread, slots);
       const std::uint32_t range = target.size > 0 ? target.size : n_;
-      if (index < 0 || index >= range) throw RuntimeFailure{Failure::kBadIndex};
+      if (index < 0 || index >= range) throw RuntimeFailure(Failure::kBadIndex);
       if (target.size > 0) {
         element += static_cast<std::uint32_t>(index);  // an element of a fixed-size array
       } else {
@@ -330,7 +342,7 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
     }
     where.push_back(target.local ? LocalSlot(owner, element) : element);
     // Nothing of this step is written.
-    if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure{Failure::kNegativeNat};
+    if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure(Failure::kNegativeNat);
   }
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     env.words[where[i]] = values_.Encode(values[i]);

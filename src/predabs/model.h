@@ -82,11 +82,10 @@ class IntModel {
   }
   std::uint32_t TemplateOf(std::uint32_t thread) const { return template_of_[thread]; }
 
-  // Expression evaluation in `state` from the point of view of thread `self`.
-  Int Eval(const Expr& expr, StateView state, std::uint32_t self) const;
-  bool Holds(const Expr& expr, StateView state, std::uint32_t self) const {
-    return Eval(expr, state, self) != 0;
-  }
+  // A predicate in `state` from the point of view of thread `self`: false where its evaluation fails (a division by zero or an index out of range
+  // in any subexpression, every one evaluated), as the solver encoding (Encoder::Eval) and the
+  // certificate checker read it. Never throws a runtime failure.
+  bool Holds(const Expr& expr, StateView state, std::uint32_t self) const;
   bool AnyThreadFailed(StateView state) const;
   // Whether `thread` has an enabled statement in `state` (a busy wait whose condition holds is
   // one). Safe to call while a successor enumeration is under way.
@@ -119,6 +118,8 @@ class IntModel {
   // One assignment of a statement: every right-hand side first, then the writes (throws a
   // runtime failure, with nothing written, when a nat would become negative).
   void Assign(const Instr& op, Env& env, std::vector<Int>& slots);
+  // An expression's value; throws the file's runtime failure for an error in any subexpression.
+  Int Eval(const Expr& expr, StateView state, std::uint32_t self) const;
   Int EvalIn(const Expr& expr, StateView state, std::uint32_t self, std::vector<Int>& slots) const;
   // forall, exists and count over the threads (every body evaluated).
   Int EvalQuantifier(const Expr& e, StateView state, std::uint32_t self,

@@ -379,13 +379,13 @@ class Checker {
 
 namespace {
 
-void CheckIndices(const Program& program, const Expr& e, std::uint32_t n,
+void CheckIndices(const Program& program, const Expr& e, std::optional<std::uint32_t> n,
                   const std::string& abstraction) {
   if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
     const Expr& index = *e.args[0];
-    if (index.kind == Expr::Kind::kNumber && (index.value < 0 || index.value >= n)) {
+    if (n && index.kind == Expr::Kind::kNumber && (index.value < 0 || index.value >= *n)) {
       throw InputError(index.where, "abstraction '" + abstraction + "' names thread " +
-                                        index.value.str() + ", but there are " + std::to_string(n) +
+                                        index.value.str() + ", but there are " + std::to_string(*n) +
                                         " threads");
     }
     if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound) {
@@ -399,18 +399,22 @@ void CheckIndices(const Program& program, const Expr& e, std::uint32_t n,
 
 }  // namespace
 
+void CheckAbstractionFits(const Program& program, const AbstractionSpec& spec,
+                          std::optional<std::uint32_t> n) {
+  for (const TrackedPc& pc : spec.pcs) {
+    if (n && pc.thread && *pc.thread >= *n) {
+      throw InputError(spec.where, "abstraction '" + spec.name + "' tracks pc[" +
+                                       std::to_string(*pc.thread) + "], but there are " +
+                                       std::to_string(*n) + " threads");
+    }
+  }
+  for (const Predicate& p : spec.predicates) CheckIndices(program, *p.expr, n, spec.name);
+}
+
 PredicateAbstraction::PredicateAbstraction(const IntModel& model, const AbstractionSpec& spec,
                                            unsigned timeout_ms)
     : model_(model), spec_(spec), timeout_ms_(timeout_ms) {
-  const std::uint32_t n = model.num_threads();
-  for (const TrackedPc& pc : spec.pcs) {
-    if (pc.thread && *pc.thread >= n) {
-      throw InputError(spec.where, "abstraction '" + spec.name + "' tracks pc[" +
-                                       std::to_string(*pc.thread) + "], but there are " +
-                                       std::to_string(n) + " threads");
-    }
-  }
-  for (const Predicate& p : spec.predicates) CheckIndices(model.program(), *p.expr, n, spec.name);
+  CheckAbstractionFits(model.program(), spec, model.num_threads());
 }
 
 PredicateAbstraction::~PredicateAbstraction() = default;

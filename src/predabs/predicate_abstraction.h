@@ -65,6 +65,12 @@ struct SolverStats {
   double seconds = 0;
 };
 
+// Throws InputError unless `spec` fits `program` run by `n` threads: a thread index in a
+// predicate is a number below n or a quantified thread variable, a tracked pc[k] has k below n.
+// Without n, only what holds for every count is checked.
+void CheckAbstractionFits(const Program& program, const AbstractionSpec& spec,
+                          std::optional<std::uint32_t> n);
+
 class PredicateAbstraction {
  public:
   // Throws InputError when the abstraction does not fit the model (e.g. a thread index beyond

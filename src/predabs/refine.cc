@@ -352,8 +352,13 @@ std::unique_ptr<Program> Refiner::WithPredicates(const std::vector<std::string>&
   lines.insert(lines.end(), lines_.begin(), lines_.end());
   lines.insert(lines.end(), extra.begin(), extra.end());
   try {
-    return std::make_unique<Program>(
+    auto parsed = std::make_unique<Program>(
         ParseProgram(source_ + "\n" + BlockText(name_, lines), program_->file));
+    // What the next round's abstraction would refuse is no candidate (a thread index that is
+    // neither a number nor a quantified thread, a thread the run does not have).
+    CheckAbstractionFits(*parsed, parsed->abstractions.back(),
+                         fit_threads_ == 0 ? std::nullopt : std::optional(fit_threads_));
+    return parsed;
   } catch (const InputError&) {
     return nullptr;
   }
@@ -505,6 +510,7 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
   }
   const std::size_t depth = moves_.size();
   if (banned_.size() <= depth) banned_.resize(depth + 1);
+  fit_threads_ = at.count.value_or(at.min_threads);
   const Weights weights = Weigh(at);
   if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
     std::fprintf(

@@ -170,6 +170,7 @@ class Refiner {
   const Program* program_;
   const AbstractionSpec* spec_;
   RefineFigures figures_;
+  std::uint32_t fit_threads_ = 0;  // the thread count candidates must fit (0: any count)
 };
 
 }  // namespace druba::predabs
