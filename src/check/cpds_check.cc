@@ -260,7 +260,8 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   const auto fail = [&](std::string what, std::string example) {
     return Invalid(std::move(r), std::move(what), std::move(example));
   };
-  ExpectKind(doc, "cpds top-k");
+  ExpectSchema(doc, "cpds top-k",
+               {"k", "deadlock", "target", "abstract_states", "below_top", "below_deep"});
   const auto n = static_cast<std::uint32_t>(cpds.threads.size());
   if (doc.At("threads").AsUInt() != n) {
     throw InputError(doc.At("threads").where, "the certificate is for another thread count");
@@ -271,8 +272,8 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
                               doc.At("digest").AsString() + ", now " + digest + ")");
   }
   r.passed.emplace_back("digest");
-  const bool deadlock = doc.At("deadlock").boolean;
-  if (doc.At("target").boolean != target.has_value()) {
+  const bool deadlock = doc.At("deadlock").AsBool();
+  if (doc.At("target").AsBool() != target.has_value()) {
     return fail("property", "the certificate was written with a different target (or none)");
   }
   const Rules rules(cpds);

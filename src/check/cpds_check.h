@@ -4,8 +4,12 @@
 // code of its own. Not linked: the explorer, the driver, the closure oracle, below.cc, top_k.cc.
 #pragma once
 
+#include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,11 +33,41 @@ inline CheckResult Invalid(CheckResult r, std::string condition, std::string exa
   return r;
 }
 
-// Throws InputError unless `doc` is a version 1 certificate of `kind`.
-inline void ExpectKind(const JsonValue& doc, const std::string& kind) {
-  if (doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != kind) {
-    throw InputError(doc.where, "not a version 1 certificate of kind '" + kind + "'");
+// Throws InputError, naming the place, unless `doc` is a version 1 certificate of `kind` with
+// exactly the fields of its schema (docs/certificates.md): `required`, the fields every
+// certificate has (druba_certificate, kind, digest, threads, proof) and at most `optional`. A
+// claim the checker would not read is an error, never a weaker claim read as valid.
+inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
+                         std::initializer_list<std::string_view> required,
+                         std::initializer_list<std::string_view> optional = {}) {
+  const std::string what = "a version 1 certificate of kind '" + kind + "'";
+  if (doc.kind != JsonValue::Kind::kObject ||
+      doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != kind) {
+    throw InputError(doc.where, "not " + what);
   }
+  std::vector<std::string_view> all = {"druba_certificate", "kind", "digest", "threads", "proof"};
+  all.insert(all.end(), required.begin(), required.end());
+  for (const std::string_view key : all) {
+    if (!doc.Has(std::string(key))) {
+      throw InputError(doc.where, "missing field '" + std::string(key) + "' of " + what);
+    }
+  }
+  std::vector<std::string_view> known = all;
+  known.insert(known.end(), optional.begin(), optional.end());
+  for (const auto& [key, value] : doc.fields) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw InputError(value.where, "unknown field '" + key + "': " + what + " has no such field");
+    }
+  }
+  static constexpr std::string_view kProofs[] = {"plateau",   "sandwich",   "upper-bound",
+                                                 "closed",    "exhausted",  "every-count"};
+  const std::string& proof = doc.At("proof").AsString();
+  if (std::find(std::begin(kProofs), std::end(kProofs), proof) == std::end(kProofs)) {
+    throw InputError(doc.At("proof").where,
+                     "proof is one of plateau, sandwich, upper-bound, closed, exhausted, every-count");
+  }
+  doc.At("digest").AsString();
+  doc.At("threads").AsUInt();
 }
 
 // Checks `certificate` (parsed JSON) against the model. `digest` is ContentDigest of the model's

@@ -194,7 +194,19 @@ std::vector<z3::expr> Alpha(Encoding& enc, const predabs::AbstractionSpec& spec,
 
 namespace {
 
-std::vector<Abstract> ReadStates(const JsonValue& doc, std::size_t width) {
+// S, each state read strictly: a tracked location is one its thread's template has (a statement
+// or its end: under view `every_count` thread 0's), a predicate is 0 or 1, the failed bit 0.
+std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
+                                 const predabs::AbstractionSpec& spec, std::uint32_t n) {
+  const std::size_t width = spec.pcs.size() + spec.predicates.size();
+  const auto template_of = [&](std::uint32_t t) {
+    std::uint32_t first = 0;
+    for (std::uint32_t k = 0; k < program.templates.size(); ++k) {
+      first += program.templates.size() == 1 ? n : program.templates[k].count;
+      if (t < first) return k;
+    }
+    return static_cast<std::uint32_t>(program.templates.size() - 1);
+  };
   std::vector<Abstract> set;
   for (const JsonValue& row : doc.At("abstract_states").Items()) {
     const std::span<const std::int64_t> bits = row.Integers();
@@ -205,8 +217,18 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, std::size_t width) {
     }
     Abstract a;
     for (std::size_t i = 0; i < width; ++i) {
-      if (bits[i] < 0 || bits[i] > 0xFFFFFFFF)
-        throw InputError(row.where, "expected whole numbers");
+      if (i < spec.pcs.size()) {
+        const std::uint32_t t = spec.pcs[i].thread.value_or(0);
+        const auto& tt = program.templates[template_of(t)];
+        if (bits[i] != tt.end_pc && (bits[i] < tt.first || bits[i] >= tt.first + tt.size)) {
+          throw InputError(row.where, fmt::format("thread {}'s location {} is not one of its "
+                                                  "template's ({}..{}, or {} at its end)",
+                                                  t, bits[i], tt.first, tt.first + tt.size - 1,
+                                                  tt.end_pc));
+        }
+      } else if (bits[i] != 0 && bits[i] != 1) {
+        throw InputError(row.where, "a predicate's value is 0 or 1");
+      }
       a.push_back(static_cast<std::uint32_t>(bits[i]));
     }
     set.push_back(std::move(a));
@@ -351,7 +373,10 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   const auto fail = [&](std::string what, std::string example) {
     return Invalid(std::move(r), std::move(what), std::move(example));
   };
-  ExpectKind(doc, "drb predicates");
+  ExpectSchema(doc, "drb predicates", {"deadlock", "abstraction", "abstract_states"},
+               {"every_count"});
+  const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
+  const bool deadlock = doc.At("deadlock").AsBool();
   const std::uint32_t n = doc.At("threads").AsUInt();
   const Program program =
       predabs::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
@@ -374,16 +399,19 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
                      "not have");
   }
   const predabs::AbstractionSpec& spec = program.abstractions.back();
-  std::vector<Abstract> set = ReadStates(doc, spec.pcs.size() + spec.predicates.size());
+  std::vector<Abstract> set = ReadStates(doc, program, spec, n);
   if (doc.At("digest").AsString() != digest) {
     return fail("digest", "the model is not the one certified");
   }
   r.passed.emplace_back("digest");
-  if (doc.Has("every_count")) {
-    const JsonValue& every = doc.At("every_count");
-    if (every.kind != JsonValue::Kind::kBool)
-      throw InputError(every.where, "expected true or false");
-    if (every.boolean) return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms);
+  if (every_count) {
+    // Deadlock freedom is decided at one thread count only: a claim for every count is not
+    // checked, so the certificate is not valid.
+    if (deadlock || program.check_deadlock) {
+      return fail("unsupported", "deadlock freedom for every thread count is not decided by the "
+                                 "checker (it decides deadlock at one thread count)");
+    }
+    return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms);
   }
   Queries queries(program, spec, std::move(set), n, timeout_ms);
   if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
@@ -392,15 +420,10 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   std::uint64_t count = 0;
   if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);
   r.passed.emplace_back(fmt::format("closure ({} queries)", count));
-  if (doc.Has("deadlock") || program.check_deadlock) {
-    const JsonValue& asked = doc.At("deadlock");
-    if (asked.kind != JsonValue::Kind::kBool)
-      throw InputError(asked.where, "expected true or false");
-    if (asked.boolean || program.check_deadlock) {
-      count = 0;
-      if (std::string why = queries.Deadlock(&count); !why.empty()) return fail("deadlock", why);
-      r.passed.emplace_back(fmt::format("deadlock ({} queries)", count));
-    }
+  if (deadlock || program.check_deadlock) {
+    count = 0;
+    if (std::string why = queries.Deadlock(&count); !why.empty()) return fail("deadlock", why);
+    r.passed.emplace_back(fmt::format("deadlock ({} queries)", count));
   }
   r.valid = true;
   return r;

@@ -286,16 +286,14 @@ absl::flat_hash_set<Row> ReadRows(const JsonValue& doc, const Interpreter& m, co
 
 CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
                                         const std::string& source, const std::string& file) {
-  ExpectKind(doc, "drb explicit");
+  ExpectSchema(doc, "drb explicit", {"deadlock", "states"});
   CheckResult r;
   const Program p = predabs::ParseProgram(source, file);
   const std::uint32_t n = doc.At("threads").AsUInt();
   if (n == 0 || n > 64 || (p.templates.size() > 1 && n != p.NumThreads())) {
     throw InputError(doc.At("threads").where, "a thread count the model does not have");
   }
-  const JsonValue& asked = doc.At("deadlock");
-  if (asked.kind != JsonValue::Kind::kBool) throw InputError(asked.where, "expected true or false");
-  const bool deadlock = asked.boolean || p.check_deadlock;
+  const bool deadlock = doc.At("deadlock").AsBool() || p.check_deadlock;
   const Interpreter m(p, n);
   const absl::flat_hash_set<Row> set = ReadRows(doc, m, p, n);
   if (doc.At("digest").AsString() != digest) {

@@ -1,5 +1,6 @@
 #include "common/json_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -55,9 +56,12 @@ class Reader {
       for (;;) {
         Space();
         if (Peek() != '"') Fail("expected a field name in quotes");
+        const JsonPlace at = Here();
         const std::string key = String();
         Expect(':');
-        v.fields[key] = Value(depth + 1);
+        if (!v.fields.try_emplace(key, Value(depth + 1)).second) {
+          throw InputError(at, "the field '" + key + "' is given twice");
+        }
         Space();
         if (Peek() == ',') {
           Advance();
@@ -240,6 +244,29 @@ const JsonValue& JsonValue::At(const std::string& key) const {
   const auto it = fields.find(key);
   if (it == fields.end()) throw InputError(where, "missing field '" + key + "'");
   return it->second;
+}
+
+void JsonValue::ExpectFields(std::initializer_list<std::string_view> required,
+                             std::initializer_list<std::string_view> optional,
+                             const std::string& what) const {
+  if (kind != Kind::kObject) throw InputError(where, "expected an object: " + what);
+  for (const std::string_view key : required) {
+    if (!fields.contains(std::string(key))) {
+      throw InputError(where, "missing field '" + std::string(key) + "' of " + what);
+    }
+  }
+  for (const auto& [key, value] : fields) {
+    const auto named = [&](std::string_view k) { return k == key; };
+    if (std::none_of(required.begin(), required.end(), named) &&
+        std::none_of(optional.begin(), optional.end(), named)) {
+      throw InputError(value.where, "unknown field '" + key + "': " + what + " has no such field");
+    }
+  }
+}
+
+bool JsonValue::AsBool() const {
+  if (kind != Kind::kBool) throw InputError(where, "expected true or false");
+  return boolean;
 }
 
 std::uint32_t JsonValue::AsUInt() const {
