@@ -63,6 +63,20 @@ std::filesystem::path FollowLinks(const std::string& path) {
   return target;
 }
 
+// Standard output or standard error when `path` names the file, pipe or device one of them is
+// open on (/dev/stdout, /dev/fd/2, the file stdout is redirected to), else -1.
+int StandardStreamAt(const std::string& path) {
+  struct stat named {};
+  if (::stat(path.c_str(), &named) != 0) return -1;
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat open {};
+    if (::fstat(fd, &open) == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string ReadFile(const std::string& path) {
@@ -91,6 +105,12 @@ std::string ReadFile(const std::string& path) {
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
+  // Where the report goes too: appended to the stream where it stands (replacing the file, or
+  // reopening a pipe, would lose what is written there before or after).
+  if (const int fd = StandardStreamAt(path); fd >= 0) {
+    if (!WriteAll(fd, text)) Fail(path, std::strerror(errno));
+    return;
+  }
   std::error_code error;
   const fs::path target = FollowLinks(path);
   const fs::file_status status = fs::status(target, error);

@@ -17,8 +17,10 @@ std::string ReadFile(const std::string& path);
 // Writes `text` to `path`; InputError (naming `path`) if it cannot. A regular file (or a new one)
 // is replaced atomically: written to a unique temporary file in the same directory (mkstemp) and
 // renamed over it, keeping its mode. A symbolic link is followed and its target written. A device,
-// FIFO or other special file is written in place and never replaced (so /dev/stdout works and
-// /dev/null stays a device); a directory is an error.
+// FIFO or other special file is written in place and never replaced (so /dev/null stays a
+// device); a directory is an error. A path naming what standard output or standard error is open
+// on (/dev/stdout, or the file or pipe it goes to) is written to that stream where it stands,
+// so that a report printed after it follows it.
 void WriteFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace druba
