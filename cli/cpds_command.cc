@@ -99,6 +99,15 @@ int Replay(const RunOptions& given) {
 int Check(const RunOptions& options) {
   const Loaded loaded = Load(options);
   const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
+  // An exhaustion proof is certified at the depth that makes the abstraction exact, not at --top.
+  const bool exact_depth = doc.Has("proof") && doc.At("proof").AsString() == "exhausted";
+  if (options.top_given && !exact_depth && doc.At("k").AsUInt() != options.top) {
+    return OptionDisagrees("--top " + std::to_string(options.top),
+                           "for K = " + std::to_string(doc.At("k").AsUInt()));
+  }
+  if (options.deadlock && !doc.At("deadlock").AsBool()) {
+    return OptionDisagrees("--deadlock", "not one of deadlock freedom");
+  }
   const check::CheckResult r =
       check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init, loaded.target);
   return PrintCheck(r);

@@ -24,6 +24,14 @@ inline int Deliver(const run::Report& report) {
   return ExitCodeFor(report.verdict);
 }
 
+// `druba check` given a model option of `verify` (--threads, --top, --deadlock) that the
+// certificate does not agree with: invalid (exit 10), naming both.
+inline int OptionDisagrees(const std::string& option, const std::string& certificate) {
+  std::cout << "certificate invalid: options: " << option << ", but the certificate is "
+            << certificate << "\n";
+  return exit_code::kInvalidCertificate;
+}
+
 // `druba check`'s answer: valid (exit 0) with the conditions checked, or invalid (exit 10) with
 // the condition that failed and an instance of it.
 inline int PrintCheck(const check::CheckResult& r) {

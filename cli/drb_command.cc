@@ -92,6 +92,18 @@ int Check(const RunOptions& options, const std::string& source) {
   const JsonValue doc = ParseJson(ReadFile(options.certificate), options.certificate);
   const bool explicit_states = doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString &&
                                doc.At("kind").text == "drb explicit";
+  if (!options.threads.empty()) {
+    const bool every = doc.Has("every_count") && doc.At("every_count").AsBool();
+    const std::string count = std::to_string(doc.At("threads").AsUInt());
+    if (count + (every ? ".." : "") != options.threads) {
+      return cli::OptionDisagrees("--threads " + options.threads,
+                                  every ? "for every thread count from " + count
+                                        : "for " + count + " threads");
+    }
+  }
+  if (options.deadlock && !doc.At("deadlock").AsBool()) {
+    return cli::OptionDisagrees("--deadlock", "not one of deadlock freedom");
+  }
   const std::string digest = ContentDigest({source});
   const check::CheckResult r =
       explicit_states ? check::CheckDrbExplicitCertificate(doc, digest, source, options.model)

@@ -89,7 +89,7 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   app->add_flag("--json", o.json, "print one JSON object on stdout");
   cpds->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
-  app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON");
+  app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON")->check(kNotEmpty);
   app->add_flag("--deadlock", o.deadlock,
                 "also a violation: a reached state where no thread can move and some thread has "
                 "not finished (CPDS: its stack is not empty; .drb: it is not at `end` or at a "
@@ -107,14 +107,17 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
                 "found backwards over the stored states, which takes time)");
   app->add_option("--dot", o.dot,
                   "write the reached abstract states and the abstract transitions between them "
-                  "(Graphviz; at most 300 states)");
+                  "(Graphviz; at most 300 states)")
+      ->check(kNotEmpty);
   app->add_option("--schedule-svg", o.schedule_svg,
-                  "draw the path the driver took through the (rounds, delays) plane as SVG");
+                  "draw the path the driver took through the (rounds, delays) plane as SVG")
+      ->check(kNotEmpty);
   app->add_flag("--progress", o.progress,
                 "a progress line on stderr about once a second (default when stderr is a "
                 "terminal)");
   app->add_option("--dump-abstract", o.dump_abstract,
-                  "write the reached abstract states, one per line, sorted");
+                  "write the reached abstract states, one per line, sorted")
+      ->check(kNotEmpty);
   // NaN passes a plain >= 0 check; a finite, non-negative number is wanted.
   const CLI::Validator limit(
       [](const std::string& value) {
@@ -207,7 +210,8 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
                      "write the certificate of a safe verdict: the final abstract set and what the "
                      "proof assumed (CPDS: the may-lie-below relation; .drb: the abstraction, for "
                      "one thread count or every count), or after exhaustion the reachable states, "
-                     "which `druba check` tests without this engine (docs/certificates.md)");
+                     "which `druba check` tests without this engine (docs/certificates.md)")
+      ->check(kNotEmpty);
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
   cpds->add_option("--upper-bound-share", options.upper_bound_share,
@@ -240,7 +244,7 @@ CLI::App* AddReplay(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* replay = app.add_subcommand(
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
   replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
-  replay->add_option("--trace", options.replay_trace, "the trace file")->required();
+  replay->add_option("--trace", options.replay_trace, "the trace file")->required()->check(kNotEmpty);
   AddCpdsInputOptions(KindGroup(replay, kCpds), options);
   return replay;
 }
@@ -256,8 +260,28 @@ CLI::App* AddCheck(CLI::App& app, druba::run::RunOptions& options) {
                    "the model (.drb, or .pds with the same --init, --spec or --target as when "
                    "it was certified)")
       ->required();
-  check->add_option("--certificate", options.certificate, "the certificate file")->required();
-  AddCpdsInputOptions(KindGroup(check, kCpds), options);
+  check->add_option("--certificate", options.certificate, "the certificate file")
+      ->required()
+      ->check(kNotEmpty);
+  // The model options of the verify line, checked against the certificate's claim; the search
+  // options (bounds, modes, limits) do not apply to a check.
+  check->footer(
+      "check takes the model options of verify (--threads, --top, --deadlock, --init, --spec, "
+      "--target), which must agree with the certificate; verify's search options do not apply");
+  check->add_flag("--deadlock", options.deadlock, "the certificate must claim deadlock freedom");
+  CLI::Option_group* cpds = KindGroup(check, kCpds);
+  AddCpdsInputOptions(cpds, options);
+  cpds->add_option_function<std::uint32_t>(
+          "--top",
+          [&options](std::uint32_t k) {
+            options.top = k;
+            options.top_given = true;
+          },
+          "the certificate must be for this K (unless exhaustion proved it: then its K is exact)")
+      ->check(CLI::Range(1, 64));
+  KindGroup(check, kDrb)
+      ->add_option("--threads", options.threads,
+                   "N or N..: the certificate must be for that count, or for every count from N");
   return check;
 }
 
@@ -269,11 +293,33 @@ CLI::App* AddCompose(CLI::App& app, druba::cli::ComposeOptions& options) {
       ->add_option("--blocks", options.blocks,
                    "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
       ->required()
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(kNotEmpty);
   compose->add_option("--init", options.init, "the initial state 'g|w0,w1,...'")->required();
   compose->add_option("-o,--out", options.out, "OUT.pds; OUT.init is written beside it")
-      ->required();
+      ->required()
+      ->check(kNotEmpty);
   return compose;
+}
+
+// What CLI11 cannot judge alone: --max-threads bounds --threads N.., whose proof compares N and
+// N + 1 threads at least. An error message naming the option, or "".
+std::string CheckMaxThreads(const CLI::App& command, const druba::run::RunOptions& o) {
+  const CLI::Option* max = command.get_option_no_throw("--max-threads");
+  if (max == nullptr || max->count() == 0) return "";
+  if (!o.threads.ends_with("..")) {
+    return "--max-threads: it bounds --threads N.. (every thread count from N), and --threads " +
+           (o.threads.empty() ? std::string("is not given") : "is " + o.threads);
+  }
+  const std::string digits = o.threads.substr(0, o.threads.size() - 2);
+  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return "";  // --threads itself is refused, with its own message
+  }
+  const std::uint32_t first = static_cast<std::uint32_t>(std::stoul(digits));
+  if (o.max_threads > first) return "";
+  return "--max-threads: " + std::to_string(o.max_threads) + " is below " +
+         std::to_string(first + 1) + ": --threads " + o.threads + " compares " +
+         std::to_string(first) + " and " + std::to_string(first + 1) + " threads at least";
 }
 
 // Runs the parsed command and maps its outcome to the exit code: the verdict's, or an input
@@ -310,6 +356,7 @@ int main(int argc, char** argv) {
   druba::run::RunOptions options;
   druba::cli::ComposeOptions compose_options;
   AddVerify(app, options);
+  const CLI::App* verify = app.get_subcommand("verify");
   const CLI::App* test = AddTest(app, options);
   const CLI::App* replay = AddReplay(app, options);
   const CLI::App* check = AddCheck(app, options);
@@ -318,9 +365,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (check->parsed() && code != 0) std::cerr << check->get_footer() << "\n";
     return code == 0 ? 0 : druba::exit_code::kUsage;
   }
   if (compose->parsed()) return Run([&] { return druba::cli::RunCompose(compose_options); });
+  if (const std::string wrong = CheckMaxThreads(test->parsed() ? *test : *verify, options);
+      !wrong.empty()) {
+    std::cerr << wrong << "\n";
+    return druba::exit_code::kUsage;
+  }
   options.command = test->parsed()     ? "test"
                     : replay->parsed() ? "replay"
                     : check->parsed()  ? "check"

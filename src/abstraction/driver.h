@@ -402,13 +402,17 @@ class PlateauDriver {
     return true;
   }
 
-  // After a failed closure test: the exact search goes on from where it stands, raising rounds
-  // while moves wait on the round frontier and delays otherwise, until it is exhausted (`safe`),
-  // finds a violation, is stopped by a limit, or has spent its budget of successor calls
+  // After a failed closure test: the exact search goes on from where it stands, along the
+  // diagonal: of the two bounds whose raise would resume a waiting move, it raises the one raised
+  // less often since the test (rounds on a tie), until it is exhausted (`safe`), finds a
+  // violation, is stopped by a limit, or has spent its budget of successor calls
   // (SetExhaustBudget): then the verdict stays `unknown`, saying how far it went. Every raise is
-  // in the schedule. For a finite state space it ends (each key keeps finitely many pairs, as no
-  // kept pair is dominated by a later one: Dickson's lemma); for an infinite one only the budget
-  // or a limit ends it.
+  // in the schedule. Raising rounds for as long as round moves wait never reaches a bug that
+  // needs one more delay in a program whose counter grows for ever; on the diagonal, every
+  // violation within (r,d) is found once both bounds pass it, so the search is complete in the
+  // limit. For a finite state space it ends (each key keeps finitely many pairs, as no kept pair
+  // is dominated by a later one: Dickson's lemma); for an infinite one only the budget or a
+  // limit ends it.
   void GoOnToExhaustion(RunResult& result) {
     if (exhaust_share_ <= 0) return;
     const std::uint64_t start = explorer_->stats().image_calls;
@@ -420,9 +424,14 @@ class PlateauDriver {
                                  static_cast<double>(std::size_t{256} << 20);
     exhausting_ = true;
     const std::string failed = result.reason;
+    std::uint32_t round_raises = 0;
+    std::uint32_t delay_raises = 0;
     while (!ExhaustedNow(result)) {
-      const RaiseEvent::Dim dim =
-          explorer_->round_moves_parked() ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
+      const bool rounds_wait = explorer_->round_moves_parked();
+      const bool rounds_first = !explorer_->delay_moves_parked() || round_raises <= delay_raises;
+      const RaiseEvent::Dim dim = rounds_wait && rounds_first ? RaiseEvent::Dim::kRounds
+                                                              : RaiseEvent::Dim::kDelays;
+      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
       const Bounds at = explorer_->bounds();
       const std::uint32_t bound = dim == RaiseEvent::Dim::kRounds ? at.rounds : at.delays;
       const bool spent = explorer_->stats().image_calls - start >= budget ||

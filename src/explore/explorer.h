@@ -98,6 +98,10 @@ class Explorer {
   bool exhausted() const { return !stopped_ && frontier_.parked_moves() == 0; }
   // Whether a round raise would resume any move (else only a delay raise can).
   bool round_moves_parked() const { return frontier_.round_parked_moves() > 0; }
+  // Whether a delay raise would resume any move.
+  bool delay_moves_parked() const {
+    return frontier_.parked_moves() > frontier_.round_parked_moves();
+  }
   const std::string& stop_reason() const { return stop_reason_; }
   const ExploreStats& stats() const { return stats_; }
   std::uint32_t num_threads() const { return n_; }

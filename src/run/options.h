@@ -38,6 +38,7 @@ struct RunOptions {
   std::string spec;              // a .spec file naming the target
   std::string target;            // or the target inline, 'g|t0,t1,...'
   std::uint32_t top = 1;         // K of the top-K abstraction
+  bool top_given = false;        // check: --top was given, to be compared with the certificate
   std::uint32_t max_stack = 64;  // explicit: a deeper stack ends the search with `unknown`
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)

@@ -555,7 +555,7 @@ TEST(PredabsTest, ExplicitCertificatesAgreeWithTheModel) {
         }
         rows += "]";
       }
-      const std::string json = R"({"druba_certificate": 1, "kind": "drb explicit", "digest": "d", )"
+      const std::string json = R"({"druba_certificate": 1, "kind": "drb explicit", "digest": "d", "proof": "exhausted", )"
                                R"("threads": )" +
                                std::to_string(n) + R"(, "deadlock": false, "states": [)" + rows +
                                "]}";
