@@ -23,6 +23,11 @@ class FreeSearch {
   // Breadth-first, so a violation's trace is a shortest one. False if stopped.
   template <class TooBig>
   bool Run(TooBig&& too_big) {
+    if (model_.num_threads() > kMaxThreads) {  // as the bounded search (Explorer)
+      stopped_ = true;
+      stop_reason_ = "more than " + std::to_string(kMaxThreads) + " threads";
+      return false;
+    }
     model_.ForEachInitial([&](StateView s) { Add(s, kNoParent, 0, 0, too_big); });
     for (std::uint32_t next = 0; next < states_.size() && !stopped_; ++next) {
       if (limits_ != nullptr) {

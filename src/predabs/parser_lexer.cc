@@ -1,11 +1,35 @@
 // The .drb lexer: identifiers, decimal numbers, punctuation, `#` comments, and line ends LF, CRLF
 // or a bare CR.
 #include <cctype>
+#include <cstdint>
+
+#include <fmt/format.h>
 
 #include "predabs/parser_internal.h"
 
 namespace druba::predabs::internal {
 namespace {
+
+// The message for the character `rest` starts with: a UTF-8 character whole, with its code
+// point (not its first byte alone), an invalid byte by its value.
+std::string UnexpectedCharacter(std::string_view rest) {
+  const auto byte = static_cast<unsigned char>(rest[0]);
+  if (byte < 0x80) {
+    if (byte >= 0x20 && byte < 0x7F) return std::string("unexpected character '") + rest[0] + "'";
+    return fmt::format("unexpected control character 0x{:02X}", byte);
+  }
+  const std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0;
+  std::uint32_t code = byte & (length == 4 ? 0x07U : length == 3 ? 0x0FU : 0x1FU);
+  bool valid = length > 0 && byte < 0xF5 && rest.size() >= length;
+  for (std::size_t i = 1; valid && i < length; ++i) {
+    const auto next = static_cast<unsigned char>(rest[i]);
+    valid = (next & 0xC0) == 0x80;
+    code = (code << 6) | (next & 0x3FU);
+  }
+  if (!valid) return fmt::format("unexpected byte 0x{:02X} (not ASCII, nor UTF-8)", byte);
+  return fmt::format("unexpected character '{}' (U+{:04X}): outside comments a .drb file is ASCII",
+                     rest.substr(0, length), code);
+}
 
 class Lexer {
  public:
@@ -58,8 +82,7 @@ class Lexer {
         }
         static constexpr std::string_view kOne = "+-*/%()[]{};,:<>!=";
         if (!two && kOne.find(c) == std::string_view::npos) {
-          throw InputError({file_, at_.line, at_.column},
-                           std::string("unexpected character '") + c + "'");
+          throw InputError({file_, at_.line, at_.column}, UnexpectedCharacter(text_.substr(pos_)));
         }
         Advance();
         if (two) Advance();
