@@ -9,7 +9,7 @@
 namespace druba::cpds {
 
 ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const JsonValue& doc,
-                          const std::string& trace_file, const std::string& model_file,
+                          const std::string& model_file,
                           const std::string& target_text) {
   const std::uint32_t n = model.num_threads();
   std::vector<Word> state;
@@ -61,9 +61,9 @@ ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const Js
   std::vector<Word> a(abs.width());
   abs.Abstract(StateView(state), std::span<Word>(a));
   if (!abs.Violates(StateView(a))) {
-    throw InputError({trace_file, 0, 0}, "the trace ends in " +
-                                             model.DescribeState(StateView(state)) +
-                                             ", which does not match the target " + target_text);
+    throw InputError(steps.items.back().where,
+                     "the trace ends (at this slot) in " + model.DescribeState(StateView(state)) +
+                         ", which does not match the target " + target_text);
   }
   return {slots, delays, model.DescribeState(StateView(state))};
 }

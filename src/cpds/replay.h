@@ -12,11 +12,11 @@
 
 namespace druba::cpds {
 
-// Throws InputError at the first place in `doc` (read from `trace_file`) that does not fit, or
+// Throws InputError at the first place in `doc` (the trace file) that does not fit, or
 // when the trace does not end in `target_text` (as `abs` decides). `model_file` names the model in
 // messages.
 ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const JsonValue& doc,
-                          const std::string& trace_file, const std::string& model_file,
+                          const std::string& model_file,
                           const std::string& target_text);
 
 }  // namespace druba::cpds

@@ -1,6 +1,7 @@
 // Replaying a saved trace (the `--trace-out` JSON) on a model, the part that does not depend on
-// the model kind: the header, and the "steps" under Round-Robin. The first step, and only it, is
-// 'initial'; every later slot belongs to thread (previous + 1) mod n and is a 'step', a 'stutter'
+// the model kind: the header (version, thread count, and where present the model's name as a
+// string and the property: assertion, deadlock or target), and the "steps" under Round-Robin.
+// The first step, and only it, is 'initial' (its thread, where present, n - 1); every later slot belongs to thread (previous + 1) mod n and is a 'step', a 'stutter'
 // or a 'delay'. `take(step, thread, kind, slot)` re-executes a step or a stutter on the model (and
 // throws InputError when it does not fit); after every slot the recorded "state", where present,
 // must equal `describe()`.
@@ -44,6 +45,14 @@ inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_
                                                   " threads but the model has " +
                                                   std::to_string(model_threads));
   }
+  if (doc.Has("model")) doc.At("model").AsString();
+  if (doc.Has("property")) {
+    const std::string& property = doc.At("property").AsString();
+    if (property != "assertion" && property != "deadlock" && property != "target") {
+      throw InputError(doc.At("property").where, "unknown property '" + property +
+                                                     "' (assertion, deadlock or target)");
+    }
+  }
   return n;
 }
 
@@ -75,6 +84,11 @@ std::uint32_t WalkTrace(const JsonValue& steps, std::uint32_t n, Take&& take, De
     if (i == 0 || kind == "initial") {
       if (i != 0 || kind != "initial") {
         throw InputError(step.where, slot + "the first step, and only it, is 'initial'");
+      }
+      if (step.Has("thread") && step.At("thread").AsUInt() != n - 1) {
+        throw InputError(step.At("thread").where,
+                         slot + "the initial slot's thread is " + std::to_string(n - 1) +
+                             ", the one before thread 0 under Round-Robin");
       }
     } else {
       const std::uint32_t thread = step.At("thread").AsUInt();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/diagnostics.h"
+#include "predabs/describe.h"
 #include "predabs/model.h"
 
 namespace druba::predabs {
@@ -11,8 +12,7 @@ namespace {
 
 // The trace's last state must violate what the trace says it does: a deadlock (no thread can
 // move, some has not finished) when its "property" says so, else a failed thread.
-void CheckLastState(IntModel& model, StateView state, const JsonValue& doc,
-                    const std::string& trace_file) {
+void CheckLastState(IntModel& model, StateView state, const JsonValue& doc) {
   if (doc.Has("property") && doc.At("property").AsString() == "deadlock") {
     if (!model.Deadlocked(state)) {
       std::string why = ", where every thread has finished";
@@ -26,8 +26,9 @@ void CheckLastState(IntModel& model, StateView state, const JsonValue& doc,
                        "the trace ends in " + model.DescribeState(state) + why);
     }
   } else if (!model.AnyThreadFailed(state)) {
-    throw InputError({trace_file, 0, 0}, "the trace ends in " + model.DescribeState(state) +
-                                             ", where no thread has failed");
+    throw InputError(doc.At("steps").items.back().where,
+                     "the trace ends (at this slot) in " + model.DescribeState(state) +
+                         ", where no thread has failed");
   }
 }
 
@@ -75,6 +76,16 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
           wrong.append("' reads '").append(st.text).append("'");
           throw InputError(step.At("statement").where, wrong);
         }
+        if (step.Has("failure")) {  // the slot says the thread fails, and why
+          const JsonValue& failure = step.At("failure");
+          const bool fails = successors[k][model.PcSlot(thread)] == program.error_pc;
+          const std::string why =
+              fails ? FailureText(model.FailureOf(StateView(state), thread, actions[k])) : "";
+          if (failure.AsString() != why) {
+            throw InputError(failure.where,
+                             slot + (fails ? "the step fails: " + why : "the step does not fail"));
+          }
+        }
         state = successors[k];
         return;
       }
@@ -98,7 +109,7 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
   const auto slots = static_cast<std::uint32_t>(steps.items.size() - 1);
   CheckCounter(doc, "rounds", (slots + n - 1) / n, "the trace: ");
   CheckCounter(doc, "delays", delays, "the trace: ");
-  CheckLastState(model, StateView(state), doc, trace_file);
+  CheckLastState(model, StateView(state), doc);
   return {slots, delays, model.DescribeState(StateView(state))};
 }
 
