@@ -88,8 +88,7 @@ int Replay(const RunOptions& given) {
   }
   TopKAbstraction abs(model, k, loaded.target);
   abs.SetDeadlock(deadlock);
-  const ReplayOutcome done =
-      cpds::ReplayTrace(model, abs, doc, given.model, loaded.target_text);
+  const ReplayOutcome done = cpds::ReplayTrace(model, abs, doc, given.model, loaded.target_text);
   std::cout << "replay: violation confirmed: " << done.slots << " slots, " << done.delays
             << " delays, reached " << done.reached << " (target " << loaded.target_text << ")\n";
   return exit_code::kViolation;

@@ -96,9 +96,9 @@ int Check(const RunOptions& options, const std::string& source) {
     const bool every = doc.Has("every_count") && doc.At("every_count").AsBool();
     const std::string count = std::to_string(doc.At("threads").AsUInt());
     if (count + (every ? ".." : "") != options.threads) {
-      return cli::OptionDisagrees("--threads " + options.threads,
-                                  every ? "for every thread count from " + count
-                                        : "for " + count + " threads");
+      return cli::OptionDisagrees(
+          "--threads " + options.threads,
+          every ? "for every thread count from " + count : "for " + count + " threads");
     }
   }
   if (options.deadlock && !doc.At("deadlock").AsBool()) {

@@ -89,7 +89,8 @@ void AddCommonOptions(CLI::App* app, druba::run::RunOptions& o) {
   app->add_flag("--json", o.json, "print one JSON object on stdout");
   cpds->add_option("--top", o.top, "K: the abstraction keeps the top K symbols of each stack")
       ->check(CLI::Range(1, 64));
-  app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON")->check(kNotEmpty);
+  app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON")
+      ->check(kNotEmpty);
   app->add_flag("--deadlock", o.deadlock,
                 "also a violation: a reached state where no thread can move and some thread has "
                 "not finished (CPDS: its stack is not empty; .drb: it is not at `end` or at a "
@@ -206,11 +207,12 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
                    "paper's algorithm alone). Every run ends; a state space that is not finite "
                    "ends at the budget with 'unknown'")
       ->check(CLI::NonNegativeNumber);
-  verify->add_option("--certificate", options.certificate,
-                     "write the certificate of a safe verdict: the final abstract set and what the "
-                     "proof assumed (CPDS: the may-lie-below relation; .drb: the abstraction, for "
-                     "one thread count or every count), or after exhaustion the reachable states, "
-                     "which `druba check` tests without this engine (docs/certificates.md)")
+  verify
+      ->add_option("--certificate", options.certificate,
+                   "write the certificate of a safe verdict: the final abstract set and what the "
+                   "proof assumed (CPDS: the may-lie-below relation; .drb: the abstraction, for "
+                   "one thread count or every count), or after exhaustion the reachable states, "
+                   "which `druba check` tests without this engine (docs/certificates.md)")
       ->check(kNotEmpty);
   CLI::Option_group* cpds = KindGroup(verify, kCpds);
   CLI::Option_group* drb = KindGroup(verify, kDrb);
@@ -244,7 +246,9 @@ CLI::App* AddReplay(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* replay = app.add_subcommand(
       "replay", "re-execute a saved trace (--trace-out) on the model and confirm the violation");
   replay->add_option("model", options.model, "the model (.pds or .drb)")->required();
-  replay->add_option("--trace", options.replay_trace, "the trace file")->required()->check(kNotEmpty);
+  replay->add_option("--trace", options.replay_trace, "the trace file")
+      ->required()
+      ->check(kNotEmpty);
   AddCpdsInputOptions(KindGroup(replay, kCpds), options);
   return replay;
 }
@@ -312,7 +316,8 @@ std::string CheckMaxThreads(const CLI::App& command, const druba::run::RunOption
            (o.threads.empty() ? std::string("is not given") : "is " + o.threads);
   }
   const std::string digits = o.threads.substr(0, o.threads.size() - 2);
-  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
+  if (digits.empty() || digits.size() > 4 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
     return "";  // --threads itself is refused, with its own message
   }
   const std::uint32_t first = static_cast<std::uint32_t>(std::stoul(digits));

@@ -429,8 +429,8 @@ class PlateauDriver {
     while (!ExhaustedNow(result)) {
       const bool rounds_wait = explorer_->round_moves_parked();
       const bool rounds_first = !explorer_->delay_moves_parked() || round_raises <= delay_raises;
-      const RaiseEvent::Dim dim = rounds_wait && rounds_first ? RaiseEvent::Dim::kRounds
-                                                              : RaiseEvent::Dim::kDelays;
+      const RaiseEvent::Dim dim =
+          rounds_wait && rounds_first ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
       ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
       const Bounds at = explorer_->bounds();
       const std::uint32_t bound = dim == RaiseEvent::Dim::kRounds ? at.rounds : at.delays;

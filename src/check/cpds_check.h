@@ -41,8 +41,8 @@ inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
                          std::initializer_list<std::string_view> required,
                          std::initializer_list<std::string_view> optional = {}) {
   const std::string what = "a version 1 certificate of kind '" + kind + "'";
-  if (doc.kind != JsonValue::Kind::kObject ||
-      doc.At("druba_certificate").AsUInt() != 1 || doc.At("kind").AsString() != kind) {
+  if (doc.kind != JsonValue::Kind::kObject || doc.At("druba_certificate").AsUInt() != 1 ||
+      doc.At("kind").AsString() != kind) {
     throw InputError(doc.where, "not " + what);
   }
   std::vector<std::string_view> all = {"druba_certificate", "kind", "digest", "threads", "proof"};
@@ -59,12 +59,13 @@ inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
       throw InputError(value.where, "unknown field '" + key + "': " + what + " has no such field");
     }
   }
-  static constexpr std::string_view kProofs[] = {"plateau",   "sandwich",   "upper-bound",
-                                                 "closed",    "exhausted",  "every-count"};
+  static constexpr std::string_view kProofs[] = {"plateau", "sandwich",  "upper-bound",
+                                                 "closed",  "exhausted", "every-count"};
   const std::string& proof = doc.At("proof").AsString();
   if (std::find(std::begin(kProofs), std::end(kProofs), proof) == std::end(kProofs)) {
-    throw InputError(doc.At("proof").where,
-                     "proof is one of plateau, sandwich, upper-bound, closed, exhausted, every-count");
+    throw InputError(
+        doc.At("proof").where,
+        "proof is one of plateau, sandwich, upper-bound, closed, exhausted, every-count");
   }
   doc.At("digest").AsString();
   doc.At("threads").AsUInt();

@@ -221,10 +221,10 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
         const std::uint32_t t = spec.pcs[i].thread.value_or(0);
         const auto& tt = program.templates[template_of(t)];
         if (bits[i] != tt.end_pc && (bits[i] < tt.first || bits[i] >= tt.first + tt.size)) {
-          throw InputError(row.where, fmt::format("thread {}'s location {} is not one of its "
-                                                  "template's ({}..{}, or {} at its end)",
-                                                  t, bits[i], tt.first, tt.first + tt.size - 1,
-                                                  tt.end_pc));
+          throw InputError(row.where,
+                           fmt::format("thread {}'s location {} is not one of its "
+                                       "template's ({}..{}, or {} at its end)",
+                                       t, bits[i], tt.first, tt.first + tt.size - 1, tt.end_pc));
         }
       } else if (bits[i] != 0 && bits[i] != 1) {
         throw InputError(row.where, "a predicate's value is 0 or 1");
@@ -408,8 +408,9 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
     // Deadlock freedom is decided at one thread count only: a claim for every count is not
     // checked, so the certificate is not valid.
     if (deadlock || program.check_deadlock) {
-      return fail("unsupported", "deadlock freedom for every thread count is not decided by the "
-                                 "checker (it decides deadlock at one thread count)");
+      return fail("unsupported",
+                  "deadlock freedom for every thread count is not decided by the "
+                  "checker (it decides deadlock at one thread count)");
     }
     return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms);
   }

@@ -49,7 +49,8 @@ struct JsonValue {
   // field of `required`, and no field outside `required` and `optional` (`what` names the
   // schema in the message, e.g. "a version 1 certificate of kind 'cpds top-k'").
   void ExpectFields(std::initializer_list<std::string_view> required,
-                    std::initializer_list<std::string_view> optional, const std::string& what) const;
+                    std::initializer_list<std::string_view> optional,
+                    const std::string& what) const;
   bool AsBool() const;                  // InputError unless true or false
   std::uint32_t AsUInt() const;         // InputError unless a non-negative whole number
   const std::string& AsString() const;  // InputError unless a string

@@ -92,7 +92,7 @@ class WorkerPool {
   unsigned pending_ = 0;
   std::uint64_t generation_ = 0;
   bool quit_ = false;
-  std::exception_ptr error_;  // the first exception a task of this batch threw
+  std::exception_ptr error_;           // the first exception a task of this batch threw
   std::vector<std::jthread> threads_;  // last member: joined first
 };
 

@@ -9,8 +9,7 @@
 namespace druba::cpds {
 
 ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const JsonValue& doc,
-                          const std::string& model_file,
-                          const std::string& target_text) {
+                          const std::string& model_file, const std::string& target_text) {
   const std::uint32_t n = model.num_threads();
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });

@@ -16,7 +16,6 @@ namespace druba::cpds {
 // when the trace does not end in `target_text` (as `abs` decides). `model_file` names the model in
 // messages.
 ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const JsonValue& doc,
-                          const std::string& model_file,
-                          const std::string& target_text);
+                          const std::string& model_file, const std::string& target_text);
 
 }  // namespace druba::cpds

@@ -1,10 +1,10 @@
 // Replaying a saved trace (the `--trace-out` JSON) on a model, the part that does not depend on
 // the model kind: the header (version, thread count, and where present the model's name as a
 // string and the property: assertion, deadlock or target), and the "steps" under Round-Robin.
-// The first step, and only it, is 'initial' (its thread, where present, n - 1); every later slot belongs to thread (previous + 1) mod n and is a 'step', a 'stutter'
-// or a 'delay'. `take(step, thread, kind, slot)` re-executes a step or a stutter on the model (and
-// throws InputError when it does not fit); after every slot the recorded "state", where present,
-// must equal `describe()`.
+// The first step, and only it, is 'initial' (its thread, where present, n - 1); every later slot
+// belongs to thread (previous + 1) mod n and is a 'step', a 'stutter' or a 'delay'. `take(step,
+// thread, kind, slot)` re-executes a step or a stutter on the model (and throws InputError when it
+// does not fit); after every slot the recorded "state", where present, must equal `describe()`.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +49,8 @@ inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_
   if (doc.Has("property")) {
     const std::string& property = doc.At("property").AsString();
     if (property != "assertion" && property != "deadlock" && property != "target") {
-      throw InputError(doc.At("property").where, "unknown property '" + property +
-                                                     "' (assertion, deadlock or target)");
+      throw InputError(doc.At("property").where,
+                       "unknown property '" + property + "' (assertion, deadlock or target)");
     }
   }
   return n;

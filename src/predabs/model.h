@@ -82,9 +82,10 @@ class IntModel {
   }
   std::uint32_t TemplateOf(std::uint32_t thread) const { return template_of_[thread]; }
 
-  // A predicate in `state` from the point of view of thread `self`: false where its evaluation fails (a division by zero or an index out of range
-  // in any subexpression, every one evaluated), as the solver encoding (Encoder::Eval) and the
-  // certificate checker read it. Never throws a runtime failure.
+  // A predicate in `state` from the point of view of thread `self`: false where its evaluation
+  // fails (a division by zero or an index out of range in any subexpression, every one evaluated),
+  // as the solver encoding (Encoder::Eval) and the certificate checker read it. Never throws a
+  // runtime failure.
   bool Holds(const Expr& expr, StateView state, std::uint32_t self) const;
   bool AnyThreadFailed(StateView state) const;
   // Whether `thread` has an enabled statement in `state` (a busy wait whose condition holds is

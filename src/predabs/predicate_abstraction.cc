@@ -385,8 +385,8 @@ void CheckIndices(const Program& program, const Expr& e, std::optional<std::uint
     const Expr& index = *e.args[0];
     if (n && index.kind == Expr::Kind::kNumber && (index.value < 0 || index.value >= *n)) {
       throw InputError(index.where, "abstraction '" + abstraction + "' names thread " +
-                                        index.value.str() + ", but there are " + std::to_string(*n) +
-                                        " threads");
+                                        index.value.str() + ", but there are " +
+                                        std::to_string(*n) + " threads");
     }
     if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound) {
       throw InputError(index.where,

@@ -26,9 +26,9 @@ void CheckLastState(IntModel& model, StateView state, const JsonValue& doc) {
                        "the trace ends in " + model.DescribeState(state) + why);
     }
   } else if (!model.AnyThreadFailed(state)) {
-    throw InputError(doc.At("steps").items.back().where,
-                     "the trace ends (at this slot) in " + model.DescribeState(state) +
-                         ", where no thread has failed");
+    throw InputError(doc.At("steps").items.back().where, "the trace ends (at this slot) in " +
+                                                             model.DescribeState(state) +
+                                                             ", where no thread has failed");
   }
 }
 
