@@ -427,16 +427,17 @@ class PlateauDriver {
     std::uint32_t round_raises = 0;
     std::uint32_t delay_raises = 0;
     while (!ExhaustedNow(result)) {
-      const bool rounds_wait = explorer_->round_moves_parked();
-      const bool rounds_first = !explorer_->delay_moves_parked() || round_raises <= delay_raises;
-      const RaiseEvent::Dim dim =
-          rounds_wait && rounds_first ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
-      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
       const Bounds at = explorer_->bounds();
-      const std::uint32_t bound = dim == RaiseEvent::Dim::kRounds ? at.rounds : at.delays;
+      // A bound at its limit is raised no more; the other goes on while its moves wait.
+      const bool rounds_go = explorer_->round_moves_parked() && at.rounds < kMaxBound;
+      const bool delays_go = explorer_->delay_moves_parked() && at.delays < kMaxBound;
+      const RaiseEvent::Dim dim = rounds_go && (!delays_go || round_raises <= delay_raises)
+                                      ? RaiseEvent::Dim::kRounds
+                                      : RaiseEvent::Dim::kDelays;
+      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
       const bool spent = explorer_->stats().image_calls - start >= budget ||
                          static_cast<double>(MemoryBytes()) > memory_budget;
-      if (spent || bound >= kMaxBound) {
+      if (spent || (!rounds_go && !delays_go)) {
         result.reason = failed + "; the exact search went on to (r,d) = (" +
                         std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
                         std::to_string(explorer_->num_states()) +

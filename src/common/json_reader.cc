@@ -1,6 +1,5 @@
 #include "common/json_reader.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -244,24 +243,6 @@ const JsonValue& JsonValue::At(const std::string& key) const {
   const auto it = fields.find(key);
   if (it == fields.end()) throw InputError(where, "missing field '" + key + "'");
   return it->second;
-}
-
-void JsonValue::ExpectFields(std::initializer_list<std::string_view> required,
-                             std::initializer_list<std::string_view> optional,
-                             const std::string& what) const {
-  if (kind != Kind::kObject) throw InputError(where, "expected an object: " + what);
-  for (const std::string_view key : required) {
-    if (!fields.contains(std::string(key))) {
-      throw InputError(where, "missing field '" + std::string(key) + "' of " + what);
-    }
-  }
-  for (const auto& [key, value] : fields) {
-    const auto named = [&](std::string_view k) { return k == key; };
-    if (std::none_of(required.begin(), required.end(), named) &&
-        std::none_of(optional.begin(), optional.end(), named)) {
-      throw InputError(value.where, "unknown field '" + key + "': " + what + " has no such field");
-    }
-  }
 }
 
 bool JsonValue::AsBool() const {

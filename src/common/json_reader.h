@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <span>
@@ -45,12 +44,6 @@ struct JsonValue {
   // The field `key` of an object; InputError naming this value's place if it is missing.
   const JsonValue& At(const std::string& key) const;
   bool Has(const std::string& key) const { return fields.contains(key); }
-  // A strict schema for an object: InputError naming the place unless it is an object with every
-  // field of `required`, and no field outside `required` and `optional` (`what` names the
-  // schema in the message, e.g. "a version 1 certificate of kind 'cpds top-k'").
-  void ExpectFields(std::initializer_list<std::string_view> required,
-                    std::initializer_list<std::string_view> optional,
-                    const std::string& what) const;
   bool AsBool() const;                  // InputError unless true or false
   std::uint32_t AsUInt() const;         // InputError unless a non-negative whole number
   const std::string& AsString() const;  // InputError unless a string

@@ -91,7 +91,9 @@ class Generator {
     if (structured_ && R(0, 2) == 0) {
       static const char* const kElements[] = {"a[self]", "a[(y % 3)]", "b[(x % 3)]", "c[(l % 2)]",
                                               "b[1]"};
-      return kElements[R(0, 4)];
+      const int k = R(0, 4);
+      // In a predicate a thread index is a number or a bound variable (the same draws either way).
+      return in_predicate_ && k == 1 ? "a[self]" : kElements[k];
     }
     return std::string(1, "xyl"[R(0, 2)]);
   }

@@ -1,0 +1,48 @@
+// libFuzzer harness: the default `verify` pipeline end to end on a .drb program (refinement on;
+// --threads 2, or 2.. for a symmetric program on every other input; --deadlock on every fourth;
+// a certificate written), each run bounded to one second and solver queries to 200 ms, and
+// `check` on the certificate of every `safe`. Any exception but InputError, an internal error
+// (exit 6), any crash and any sanitizer report is a finding. The input and the certificate are
+// files in a temporary directory the harness makes (and removes at exit).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "cli/drb_command.h"
+#include "common/diagnostics.h"
+#include "fuzz/input_file.h"
+#include "predabs/parser.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 4096) return 0;  // the pipeline's time goes to the solver, not to the reader
+  std::cout.setstate(std::ios::badbit);  // the reports are not wanted
+  const std::string model = druba::fuzz::WriteInput("p.drb", data, size);
+  const std::string certificate = model + ".cert.json";
+  std::filesystem::remove(certificate);
+  druba::run::RunOptions options;
+  options.model = model;
+  try {
+    const druba::predabs::Program program = druba::predabs::ParseProgram(
+        std::string_view(reinterpret_cast<const char*>(data), size), model);
+    if (program.NumThreads() == 0 || program.NumThreads() > 4) return 0;
+    const bool every = size % 2 == 1 && program.templates.size() == 1 && program.symmetric;
+    options.threads = every ? "2.." : "";
+    options.max_threads = 3;
+    options.deadlock = !every && size % 4 == 0;
+    options.time_limit_s = 1;
+    options.solver_timeout_ms = 200;
+    options.certificate = certificate;
+    const int code = druba::cli::RunDrb(options, nullptr);
+    if (code == 6) std::abort();  // an internal error is a finding
+    if (code == 0 && std::filesystem::exists(certificate)) {
+      options.command = "check";
+      if (druba::cli::RunDrb(options, nullptr) == 6) std::abort();
+    }
+  } catch (const druba::InputError&) {
+  }
+  return 0;
+}
