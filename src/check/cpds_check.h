@@ -56,7 +56,9 @@ inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
   known.insert(known.end(), optional.begin(), optional.end());
   for (const auto& [key, value] : doc.fields) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      throw InputError(value.where, "unknown field '" + key + "': " + what + " has no such field");
+      std::string message = "unknown field '" + key + "': ";
+      message.append(what).append(" has no such field");
+      throw InputError(value.where, message);
     }
   }
   static constexpr std::string_view kProofs[] = {"plateau", "sandwich",  "upper-bound",

@@ -82,8 +82,9 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
           const std::string why =
               fails ? FailureText(model.FailureOf(StateView(state), thread, actions[k])) : "";
           if (failure.AsString() != why) {
-            throw InputError(failure.where,
-                             slot + (fails ? "the step fails: " + why : "the step does not fail"));
+            std::string message = slot;
+            message.append(fails ? "the step fails: " + why : "the step does not fail");
+            throw InputError(failure.where, message);
           }
         }
         state = successors[k];

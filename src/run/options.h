@@ -38,7 +38,6 @@ struct RunOptions {
   std::string spec;              // a .spec file naming the target
   std::string target;            // or the target inline, 'g|t0,t1,...'
   std::uint32_t top = 1;         // K of the top-K abstraction
-  bool top_given = false;        // check: --top was given, to be compared with the certificate
   std::uint32_t max_stack = 64;  // explicit: a deeper stack ends the search with `unknown`
   // .drb models only.
   std::string threads;                 // "N" (one count) or "N.." (every count from N)
@@ -49,6 +48,7 @@ struct RunOptions {
   std::string certificate;   // verify: write a safe verdict's certificate; check: the one to check
   std::string model_digest;  // set by the front end: ContentDigest of the model's texts
   bool refine = true;        // verify: a failed closure test refines the abstraction (docs/drb.md)
+  bool top_given = false;    // check: --top was given, to be compared with the certificate
 };
 
 // --jobs: 0 means one expansion thread per core.
