@@ -39,6 +39,14 @@ const predabs::SolverLog* SolverLogFromEnvironment() {
   return std::getenv("DRUBA_DEBUG_SOLVER") != nullptr ? &log : nullptr;
 }
 
+// DRUBA_DEBUG_REFINE=1: every candidate, break, choice and dead end of refinement on stderr.
+const predabs::SolverLog* RefineLogFromEnvironment() {
+  static const predabs::SolverLog log = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  return std::getenv("DRUBA_DEBUG_REFINE") != nullptr ? &log : nullptr;
+}
+
 run::CountRun RunOne(const RunOptions& options, const predabs::Program& program,
                      const predabs::AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits,
                      bool fixed_count) {
@@ -188,14 +196,14 @@ std::optional<Round> RefineAfterFirst(const RunOptions& options, const std::stri
     symmetric.every_count_from_first = true;
     const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
     refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
-                    predabs::kMaxRounds / 4);
+                    predabs::kMaxRounds / 4, RefineLogFromEnvironment());
     round = Refine(options, threads, *refiner,
                    RunRound(options, program, own.spec(), threads, limits), limits);
   }
   if ((!round || round->counts.verdict == Verdict::kUnknown) && !limits.Check()) {
     const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
     refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
-                    options.solver_timeout_ms);
+                    options.solver_timeout_ms, predabs::kMaxRounds, RefineLogFromEnvironment());
     for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
     round = Refine(options, threads, *refiner, first, limits);
   }

@@ -108,6 +108,10 @@ class CpdsModel {
   std::vector<absl::flat_hash_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>>> index_;
 };
 
+// Its contract with the engine (explore/model.h), stated where a new kind would copy it from.
+static_assert(ExplorableModel<CpdsModel>);
+static_assert(ConcurrentModel<CpdsModel>);
+
 std::string StackToString(const Stack& bottom_to_top);
 std::string RuleToString(const Rule& rule);
 

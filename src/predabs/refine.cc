@@ -1,8 +1,6 @@
 #include "predabs/refine.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <set>
 #include <utility>
@@ -308,12 +306,14 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
 }
 
 Refiner::Refiner(std::string source, const Program& program, const AbstractionSpec& start,
-                 bool every_count, unsigned timeout_ms, std::uint32_t max_rounds)
+                 bool every_count, unsigned timeout_ms, std::uint32_t max_rounds,
+                 const SolverLog* log)
     : source_(std::move(source)),
       timeout_ms_(std::min(timeout_ms, kTestTimeoutMs)),
       max_rounds_(max_rounds),
       program_(&program),
-      spec_(&start) {
+      spec_(&start),
+      log_(log) {
   name_ = "refined";
   for (int k = 2; std::any_of(program.abstractions.begin(), program.abstractions.end(),
                               [&](const AbstractionSpec& a) { return a.name == name_; });
@@ -334,10 +334,11 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
     pool_.push_back(text);
   }
   figures_.candidates = pool_.size();
-  if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
-    for (const std::string& text : pool_)
-      std::fprintf(stderr, "druba: candidate %s\n", text.c_str());
-  }
+  for (const std::string& text : pool_) Log("candidate " + text);
+}
+
+void Refiner::Log(const std::string& line) const {
+  if (log_ != nullptr && *log_) (*log_)("druba: refine: " + line);
 }
 
 Refiner::~Refiner() = default;
@@ -512,13 +513,12 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
   if (banned_.size() <= depth) banned_.resize(depth + 1);
   fit_threads_ = at.count.value_or(at.min_threads);
   const Weights weights = Weigh(at);
-  if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
-    std::fprintf(
-        stderr, "druba: refine: break at (%s) to (%s), %zu sampled states, %zu at the first\n",
-        DescribeAbstract(*program_, *spec_, StateView(at.failure.from)).c_str(),
-        DescribeAbstract(*program_, *spec_, StateView(at.failure.to)).c_str(),
-        weights.states.size(),
-        static_cast<std::size_t>(std::count(weights.at_from.begin(), weights.at_from.end(), true)));
+  if (log_ != nullptr) {
+    Log(fmt::format("break at ({}) to ({}), {} sampled states, {} at the first",
+                    DescribeAbstract(*program_, *spec_, StateView(at.failure.from)),
+                    DescribeAbstract(*program_, *spec_, StateView(at.failure.to)),
+                    weights.states.size(),
+                    std::count(weights.at_from.begin(), weights.at_from.end(), true)));
   }
   std::vector<std::vector<Word>> values(pool_.size());
   for (std::size_t c = 0; c < pool_.size(); ++c) {
@@ -582,10 +582,7 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
       "the break at (" + DescribeAbstract(*program_, *spec_, StateView(at.failure.from)) +
       ") to (" + DescribeAbstract(*program_, *spec_, StateView(at.failure.to)) + "): added " +
       names);
-  if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
-    std::fprintf(stderr, "druba: refine: %s (score %u)\n", figures_.round_notes.back().c_str(),
-                 move.score);
-  }
+  Log(fmt::format("{} (score {})", figures_.round_notes.back(), move.score));
   owned_ = std::move(candidate);
   program_ = owned_.get();
   spec_ = &owned_->abstractions.back();
@@ -610,9 +607,7 @@ bool Refiner::Backtrack() {
     lines_.pop_back();
   }
   ++figures_.backtracks;
-  if (std::getenv("DRUBA_DEBUG_REFINE") != nullptr) {
-    std::fprintf(stderr, "druba: refine: dead end, dropped %s\n", names.c_str());
-  }
+  Log("dead end, dropped " + names);
   const std::size_t depth = moves_.size();
   banned_.resize(depth + 1);
   // A dead end bans the move's first candidate at this depth (a pair's, its first).

@@ -86,9 +86,11 @@ class Refiner {
  public:
   // `source` is the text `program` was parsed from; `start` is the abstraction of the first round
   // (a block of `program` or the default one).
-  // The search ends after `max_rounds` verification rounds (counted by CountRound).
+  // The search ends after `max_rounds` verification rounds (counted by CountRound). `log`, when
+  // given, receives a line per candidate, break, choice and dead end (the library prints nothing).
   Refiner(std::string source, const Program& program, const AbstractionSpec& start,
-          bool every_count, unsigned timeout_ms, std::uint32_t max_rounds = kMaxRounds);
+          bool every_count, unsigned timeout_ms, std::uint32_t max_rounds = kMaxRounds,
+          const SolverLog* log = nullptr);
   ~Refiner();
   Refiner(const Refiner&) = delete;
   Refiner& operator=(const Refiner&) = delete;
@@ -152,6 +154,7 @@ class Refiner {
   bool RemovesBreak(const Program& candidate, const Break& at,
                     const std::vector<std::vector<Word>>& combos, LimitWatch* limits);
   Solver* Shared();
+  void Log(const std::string& line) const;
 
   std::string source_;
   std::string name_;
@@ -170,6 +173,7 @@ class Refiner {
   const Program* program_;
   const AbstractionSpec* spec_;
   RefineFigures figures_;
+  const SolverLog* log_;            // null: quiet
   std::uint32_t fit_threads_ = 0;  // the thread count candidates must fit (0: any count)
 };
 
