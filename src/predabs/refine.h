@@ -173,7 +173,7 @@ class Refiner {
   const Program* program_;
   const AbstractionSpec* spec_;
   RefineFigures figures_;
-  const SolverLog* log_;            // null: quiet
+  const SolverLog* log_;           // null: quiet
   std::uint32_t fit_threads_ = 0;  // the thread count candidates must fit (0: any count)
 };
 
