@@ -7,6 +7,7 @@
 #include <string>
 
 #include "check/cpds_check.h"
+#include "cli/exit_codes.h"
 #include "run/progress.h"
 #include "run/report.h"
 

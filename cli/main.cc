@@ -13,10 +13,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "abstraction/verdict.h"
 #include "cli/compose_command.h"
 #include "cli/cpds_command.h"
 #include "cli/drb_command.h"
+#include "cli/exit_codes.h"
 #include "common/diagnostics.h"
 
 namespace {

@@ -73,18 +73,4 @@ std::string_view ModeName(Mode mode) {
   return "?";
 }
 
-int ExitCodeFor(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kSafe:
-      return exit_code::kSafe;
-    case Verdict::kViolation:
-      return exit_code::kViolation;
-    case Verdict::kUnknown:
-      return exit_code::kUnknown;
-    case Verdict::kBounded:
-      return exit_code::kSafe;
-  }
-  return exit_code::kInternal;
-}
-
 }  // namespace druba

@@ -24,17 +24,6 @@ enum class Proof {
   kExhausted,   // `explicit`: every reachable state explored
 };
 
-namespace exit_code {
-inline constexpr int kSafe = 0;
-inline constexpr int kUsage = 1;
-inline constexpr int kInput = 2;
-inline constexpr int kOutput = 3;  // the report could not be written (standard output failed)
-inline constexpr int kUnknown = 5;
-inline constexpr int kInternal = 6;
-inline constexpr int kViolation = 10;
-inline constexpr int kInvalidCertificate = 10;  // `druba check`: the certificate does not hold
-}  // namespace exit_code
-
 enum class Mode {
   kDruba,     // frontier-driven R(r,d); closure under the disrespecting actions at the plateau
   kAi,        // the same, and after every raise a closure test under all actions: closed is safe
@@ -58,6 +47,5 @@ Finding Combine(Finding a, Finding b);
 std::string_view VerdictName(Verdict verdict);
 std::string_view ProofName(Proof proof);
 std::string_view ModeName(Mode mode);  // "druba", "ai", "naive", "explicit"
-int ExitCodeFor(Verdict verdict);
 
 }  // namespace druba
