@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -36,14 +37,24 @@ struct ModelKind {
   int (*run)(const druba::run::RunOptions&, const std::atomic<bool>*);  // verify, test, replay
 };
 constexpr ModelKind kDrb{"a .drb program", ".drb programs", ".drb", druba::cli::RunDrb};
-constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", "", druba::cli::RunCpds};
+constexpr ModelKind kCpds{"a CPDS model", "CPDS models (.pds)", ".pds", druba::cli::RunCpds};
 constexpr ModelKind kKinds[] = {kDrb, kCpds};
 
+// The kind whose extension ends the model's name; an input error when none does (no kind
+// catches every name, so a file is never read as the wrong kind).
 const ModelKind& KindOf(const std::string& model) {
   for (const ModelKind& kind : kKinds) {
     if (model.ends_with(kind.extension)) return kind;
   }
-  return kCpds;
+  std::error_code error;
+  if (std::filesystem::is_directory(model, error)) {
+    throw druba::InputError({model, 0, 0}, "it is a directory, not a model");
+  }
+  std::string known;
+  for (const ModelKind& kind : kKinds) {
+    known += std::string(known.empty() ? "" : ", ") + kind.name + " (" + kind.extension + ")";
+  }
+  throw druba::InputError({model, 0, 0}, "not a model druba reads: the kinds are " + known);
 }
 
 // Every subcommand's option group of each kind.
