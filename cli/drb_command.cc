@@ -21,6 +21,7 @@
 #include "predabs/predicate_abstraction.h"
 #include "predabs/refine.h"
 #include "predabs/replay.h"
+#include "predabs/strategy.h"
 #include "predabs/thread_counts.h"
 #include "run/run_count.h"
 
@@ -45,19 +46,6 @@ const predabs::SolverLog* RefineLogFromEnvironment() {
     std::fprintf(stderr, "%s\n", line.c_str());
   };
   return std::getenv("DRUBA_DEBUG_REFINE") != nullptr ? &log : nullptr;
-}
-
-run::CountRun RunOne(const RunOptions& options, const predabs::Program& program,
-                     const predabs::AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits,
-                     bool fixed_count) {
-  IntModel model(program, n);
-  model.SetLimits(&limits);
-  PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
-  abs.SetLimits(&limits);
-  if (const predabs::SolverLog* log = SolverLogFromEnvironment()) abs.SetSolverLog(*log);
-  const predabs::DrbDescriber kind{options, program, model, abs, fixed_count};
-  return run::RunCount(model, abs, kind, options, limits,
-                       {StderrProgress(options), "threads=" + std::to_string(n) + " ", true});
 }
 
 // The closure test across thread counts, in the report's words.
@@ -119,97 +107,6 @@ int Check(const RunOptions& options, const std::string& source) {
   return PrintCheck(r);
 }
 
-// One verification round: every thread count the run covers, with one abstraction.
-struct Round {
-  std::vector<run::CountRun> runs;
-  predabs::ThreadCountsResult counts;
-};
-
-Round RunRound(const RunOptions& options, const predabs::Program& program,
-               const predabs::AbstractionSpec& spec, const predabs::ThreadCounts& threads,
-               LimitWatch& limits) {
-  Round round;
-  round.counts = predabs::RunThreadCounts(
-      program, spec, threads, options.solver_timeout_ms, &limits, SolverLogFromEnvironment(),
-      [&](std::uint32_t n) {
-        round.runs.push_back(
-            RunOne(options, program, spec, n, limits, !threads.every_count_from_first));
-        const run::CountRun& one = round.runs.back();
-        return predabs::CountOutcome{one.result.verdict, one.result.reason, one.abstract_set.get()};
-      });
-  return round;
-}
-
-// After an `unknown` round: refine at its closure break (false: nothing more to try).
-bool RefineAfter(const Round& round, const predabs::ThreadCounts& threads,
-                 predabs::Refiner& refiner, LimitWatch& limits) {
-  if (round.counts.verdict != Verdict::kUnknown || limits.Check()) return false;
-  const run::CountRun& last = round.runs.back();
-  if (!last.abstract_set) return false;
-  const bool across = round.counts.all && round.counts.all->failure;
-  const std::optional<ClosureFailure>& failure =
-      across ? round.counts.all->failure : last.result.closure_failure;
-  if (!failure || !failure->undecided.empty()) return false;
-  return refiner.Refine({*failure, *last.abstract_set,
-                         across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
-                         threads.first, last.concrete_sample.get(), last.threads},
-                        &limits);
-}
-
-// Refines from `round` (run with the refiner's first abstraction) until a round decides or the
-// refiner has nothing left to try; returns the last round.
-Round Refine(const RunOptions& options, const predabs::ThreadCounts& threads,
-             predabs::Refiner& refiner, Round round, LimitWatch& limits) {
-  // The exact search after a failed closure test does not depend on the abstraction: once it has
-  // failed to exhaust the state space, later rounds skip it.
-  RunOptions later = options;
-  while (RefineAfter(round, threads, refiner, limits) || refiner.Backtrack()) {
-    for (const run::CountRun& run : round.runs) {
-      if (run.result.verdict == Verdict::kUnknown && run.result.closure_failure) {
-        later.exhaust_share = 0;
-      }
-    }
-    refiner.CountRound();
-    round = RunRound(later, refiner.program(), refiner.spec(), threads, limits);
-  }
-  return round;
-}
-
-// Refinement (verify, mode druba) after a first round that ended `unknown`: each round is a whole
-// run with a finer abstraction. A symmetric program without an abstraction block is refined first
-// from thread 0's location alone (as for every count: the closure test then knows that every
-// thread's view is reached), then, if that fails, from every thread's location. Returns the last
-// round refinement ran (none when it does not apply); `refiner` is left set when it ran.
-std::optional<Round> RefineAfterFirst(const RunOptions& options, const std::string& source,
-                                      const predabs::Program& program,
-                                      const predabs::ChosenAbstraction& chosen,
-                                      const predabs::ThreadCounts& threads, const Round& first,
-                                      std::optional<predabs::Refiner>& refiner,
-                                      LimitWatch& limits) {
-  std::optional<Round> round;
-  if (!options.refine || options.command != "verify" || options.mode != Mode::kDruba ||
-      first.counts.verdict != Verdict::kUnknown) {
-    return round;
-  }
-  if (chosen.block == nullptr && program.symmetric && !threads.every_count_from_first) {
-    predabs::ThreadCounts symmetric = threads;
-    symmetric.every_count_from_first = true;
-    const predabs::ChosenAbstraction own = predabs::ChooseAbstraction(program, "", symmetric);
-    refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
-                    predabs::kMaxRounds / 4, RefineLogFromEnvironment());
-    round = Refine(options, threads, *refiner,
-                   RunRound(options, program, own.spec(), threads, limits), limits);
-  }
-  if ((!round || round->counts.verdict == Verdict::kUnknown) && !limits.Check()) {
-    const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
-    refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
-                    options.solver_timeout_ms, predabs::kMaxRounds, RefineLogFromEnvironment());
-    for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
-    round = Refine(options, threads, *refiner, first, limits);
-  }
-  return round;
-}
-
 run::Refinement DescribeRefinement(const predabs::Refiner& refiner) {
   const predabs::RefineFigures& f = refiner.figures();
   run::Refinement out;
@@ -244,14 +141,14 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   }
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
   const Stopwatch clock;
-  Round first = RunRound(options, program, chosen.spec(), threads, limits);
   std::optional<predabs::Refiner> refiner;
-  std::optional<Round> last =
-      RefineAfterFirst(options, source, program, chosen, threads, first, refiner, limits);
+  bool refined = false;
   // An `unknown` is reported as the first round found it (with the exact search that went on),
   // and the refinement section says how far refinement got.
-  const bool refined = last && last->counts.verdict != Verdict::kUnknown;
-  Round round = refined ? std::move(*last) : std::move(first);
+  predabs::Round round = predabs::Verify(
+      options, source, program, chosen, threads, limits,
+      {SolverLogFromEnvironment(), RefineLogFromEnvironment(), StderrProgress(options)}, refiner,
+      &refined);
   const predabs::Program& final_program = refined ? refiner->program() : program;
   const predabs::AbstractionSpec& spec = refined ? refiner->spec() : chosen.spec();
   const predabs::ThreadCountsResult& counts = round.counts;

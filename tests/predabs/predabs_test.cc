@@ -28,6 +28,7 @@
 #include "predabs/predicate_abstraction.h"
 #include "predabs/refine.h"
 #include "predabs/solver.h"
+#include "predabs/strategy.h"
 #include "predabs/thread_counts.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
@@ -468,39 +469,37 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
     const bool fails = std::any_of(reachable.begin(), reachable.end(), [&](const auto& s) {
       return brute_model.AnyThreadFailed(StateView(s));
     });
-    Refiner refiner(text, program, program.abstractions[0], false, 5000);
-    Verdict verdict = Verdict::kUnknown;
-    for (int rounds = 0; rounds < 40; ++rounds) {
-      IntModel model(refiner.program(), n);
-      const PredicateAbstraction abs(model, refiner.spec(), 5000);
-      PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
-      run.SetExhaustBudget(0);
-      const RunResult result = run.Verify();
-      verdict = result.verdict;
-      if (verdict == Verdict::kSafe) {
-        EXPECT_FALSE(fails) << text << refiner.Block();
-        EXPECT_EQ(StoreSet(run.abstract_states()), AbstractSet(abs, reachable))
-            << text << refiner.Block();
-      }
-      if (verdict == Verdict::kViolation) {
-        EXPECT_TRUE(fails) << text;
-      }
-      if (rounds == 0) given += verdict == Verdict::kSafe;
-      if (verdict != Verdict::kUnknown || !result.closure_failure) break;
-      std::vector<Word> sample;
-      for (std::uint32_t id = 0; id < run.explorer().num_states(); ++id) {
-        const std::vector<Word> state = run.explorer().state(id);
-        sample.insert(sample.end(), state.begin(), state.end());
-      }
-      const Refiner::Break at{*result.closure_failure, run.abstract_states(), n, n, &sample, n};
-      if (!refiner.Refine(at, nullptr) && !refiner.Backtrack()) break;
-      refiner.CountRound();
+    // The loop `druba verify` runs (predabs/strategy.h), each round the paper's algorithm alone.
+    run::RunOptions options;
+    options.solver_timeout_ms = 5000;
+    options.exhaust_share = 0;
+    const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
+    const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
+    LimitWatch limits({0, 0}, nullptr);
+    std::optional<Refiner> refiner;
+    bool by_refinement = false;
+    const Round last =
+        Verify(options, text, program, chosen, threads, limits, {}, refiner, &by_refinement);
+    const Verdict verdict = last.counts.verdict;
+    const Program& final_program = by_refinement ? refiner->program() : program;
+    const AbstractionSpec& spec = by_refinement ? refiner->spec() : chosen.spec();
+    const std::string block = refiner ? refiner->Block() : std::string();
+    if (verdict == Verdict::kSafe) {
+      EXPECT_FALSE(fails) << text << block;
+      IntModel model(final_program, n);
+      const PredicateAbstraction abs(model, spec, 5000);
+      EXPECT_EQ(StoreSet(*last.runs.back().abstract_set), AbstractSet(abs, Reachable(model)))
+          << text << block;
     }
+    if (verdict == Verdict::kViolation) {
+      EXPECT_TRUE(fails) << text;
+    }
+    given += verdict == Verdict::kSafe && !refiner;  // the first round proved it
     if (!fails) {
       ++no_failure;
       refined += verdict == Verdict::kSafe;
     }
-    added += refiner.figures().added.size();
+    added += refiner ? refiner->figures().added.size() : 0;
   }
   std::fprintf(stderr,
                "Refinement: of %zu programs without a reachable failure the given abstraction "

@@ -1,0 +1,51 @@
+// How `druba verify` proves a `.drb` program (docs/drb.md): one round runs the paper's algorithm
+// at every thread count the run covers with one abstraction (predabs/thread_counts.h), and when a
+// round ends `unknown` at a closure break, refinement (predabs/refine.h) adds predicates and runs
+// another, until a round decides or the search is over. The front end reads the program, chooses
+// the counts and the abstraction, and reports the round this returns; the tests call the same
+// loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/resources.h"
+#include "predabs/ast.h"
+#include "predabs/refine.h"
+#include "predabs/solver.h"
+#include "predabs/thread_counts.h"
+#include "run/options.h"
+#include "run/progress.h"
+#include "run/run_count.h"
+
+namespace druba::predabs {
+
+// What the front end hands the strategy: sinks for debug lines and the progress line.
+struct StrategyHooks {
+  const SolverLog* solver_log = nullptr;  // every solver query and model (null: quiet)
+  const SolverLog* refine_log = nullptr;  // refinement's candidates, breaks and choices
+  run::ProgressSink progress;             // the progress line (empty: none)
+};
+
+// One verification round: every thread count the run covers, with one abstraction.
+struct Round {
+  std::vector<run::CountRun> runs;
+  ThreadCountsResult counts;
+};
+
+// One round of `program` with abstraction `spec`.
+Round RunRound(const run::RunOptions& options, const Program& program, const AbstractionSpec& spec,
+               const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks);
+
+// `verify` (or `test`): the first round with `chosen`, then, when it ended `unknown` and
+// refinement applies (options.refine, command verify, mode druba), refinement rounds. Returns the
+// round to report: the refined one when refinement decided (`*refined` true; its program and
+// abstraction are the refiner's), else the first (an `unknown` is reported as the first round
+// found it, with the exact search that went on). `refiner` is left set when refinement ran.
+Round Verify(const run::RunOptions& options, const std::string& source, const Program& program,
+             const ChosenAbstraction& chosen, const ThreadCounts& threads, LimitWatch& limits,
+             const StrategyHooks& hooks, std::optional<Refiner>& refiner, bool* refined);
+
+}  // namespace druba::predabs
