@@ -1,6 +1,6 @@
 // libFuzzer harness: the default `verify` pipeline end to end on a .drb program (refinement on;
 // --threads 2, or 2.. for a symmetric program on every other input; --deadlock on every fourth;
-// a certificate written), each run bounded to one second and solver queries to 200 ms, and
+// a certificate written), each run bounded to half a second and solver queries to 200 ms, and
 // `check` on the certificate of every `safe`. Any exception but InputError, an internal error
 // (exit 6), any crash and any sanitizer report is a finding. The input and the certificate are
 // files in a temporary directory the harness makes (and removes at exit).
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.threads = every ? "2.." : "";
     options.max_threads = 3;
     options.deadlock = !every && size % 4 == 0;
-    options.time_limit_s = 1;
+    options.time_limit_s = 0.5;
     options.solver_timeout_ms = 200;
     options.certificate = certificate;
     const int code = druba::cli::RunDrb(options, nullptr);

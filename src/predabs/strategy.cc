@@ -76,8 +76,8 @@ std::optional<Round> RefineAfterFirst(const run::RunOptions& options, const std:
     ThreadCounts symmetric = threads;
     symmetric.every_count_from_first = true;
     const ChosenAbstraction own = ChooseAbstraction(program, "", symmetric);
-    refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms,
-                    kMaxRounds / 4, hooks.refine_log);
+    refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms, kMaxRounds / 4,
+                    hooks.refine_log);
     round = Refine(options, threads, *refiner,
                    RunRound(options, program, own.spec(), threads, limits, hooks), limits, hooks);
   }
