@@ -115,8 +115,8 @@ int Check(const RunOptions& options) {
 }  // namespace
 
 int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
-  if (options.command == "replay") return Replay(options);
-  if (options.command == "check") return Check(options);
+  if (options.command == run::Command::kReplay) return Replay(options);
+  if (options.command == run::Command::kCheck) return Check(options);
   const Loaded loaded = Load(options);
   for (const std::string& warning : loaded.warnings) std::cerr << warning << "\n";
   CpdsModel model(loaded.cpds, loaded.init);
@@ -144,8 +144,9 @@ int RunCpds(const RunOptions& options, const std::atomic<bool>* interrupted) {
   report.reason = report.last().result.reason;
   report.warnings = loaded.warnings.size();
   report.time_s = report.last().result.time_s;
-  report.svg_title = "druba " + options.command + " " + options.model + ", top-" +
-                     std::to_string(options.top) + ", " + threads + " threads";
+  report.svg_title = "druba " + std::string(run::CommandName(options.command)) + " " +
+                     options.model + ", top-" + std::to_string(options.top) + ", " + threads +
+                     " threads";
   return Deliver(report);
 }
 

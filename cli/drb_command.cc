@@ -130,13 +130,13 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   RunOptions options = given;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   options.model_digest = ContentDigest({source});
-  if (options.command == "replay") return Replay(options, program);
-  if (options.command == "check") return Check(options, source);
+  if (options.command == run::Command::kReplay) return Replay(options, program);
+  if (options.command == run::Command::kCheck) return Check(options, source);
   const predabs::ThreadCounts threads =
       predabs::ParseThreadCounts(options.threads, program, options.max_threads);
   const predabs::ChosenAbstraction chosen =
       predabs::ChooseAbstraction(program, options.abstraction, threads);
-  if (threads.every_count_from_first && options.command == "test") {
+  if (threads.every_count_from_first && options.command == run::Command::kTest) {
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, interrupted);
@@ -186,8 +186,9 @@ int RunDrb(const RunOptions& given, const std::atomic<bool>* interrupted) {
   }
   if (counts.all) report.all = DescribeAllCounts(final_program, spec, threads.first, *counts.all);
   report.time_s = clock.Seconds();
-  report.svg_title = "druba " + options.command + " " + options.model + ", " +
-                     std::to_string(report.last().threads) + " threads, abstraction " + spec.name;
+  report.svg_title = "druba " + std::string(run::CommandName(options.command)) + " " +
+                     options.model + ", " + std::to_string(report.last().threads) +
+                     " threads, abstraction " + spec.name;
   return Deliver(report);
 }
 

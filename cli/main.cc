@@ -198,16 +198,23 @@ void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
           "druba (default); ai: closure under all actions after every raise; naive: every R(r,d) "
           "from scratch; explicit: all interleavings, no bounds")
       ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
+  static const std::map<std::string, druba::run::UpperBound> kBounds = {
+      {"auto", druba::run::UpperBound::kAuto},
+      {"joint", druba::run::UpperBound::kJoint},
+      {"static", druba::run::UpperBound::kStatic},
+      {"off", druba::run::UpperBound::kOff}};
   verify
-      ->add_option("--upper-bound", options.upper_bound,
-                   "the sandwich proof (mode druba): compute O, an upper bound of the reachable "
-                   "abstract states closed under every action, and answer safe as soon as the "
-                   "reached states, closed under the thread symmetry, cover it. joint: pops "
-                   "(CPDS) by the may-lie-below relation computed with O, or (.drb, fixed thread "
-                   "count) the all-SAT post, O computed first; static (CPDS): a relation that "
-                   "ignores which states are reached; off: the paper's proof alone; auto "
-                   "(default): joint for CPDS, off for .drb (each abstract successor there is a "
-                   "solver query, dearer than most explorations)")
+      ->add_option_function<std::string>(
+          "--upper-bound",
+          [&options](const std::string& name) { options.upper_bound = kBounds.at(name); },
+          "the sandwich proof (mode druba): compute O, an upper bound of the reachable "
+          "abstract states closed under every action, and answer safe as soon as the "
+          "reached states, closed under the thread symmetry, cover it. joint: pops "
+          "(CPDS) by the may-lie-below relation computed with O, or (.drb, fixed thread "
+          "count) the all-SAT post, O computed first; static (CPDS): a relation that "
+          "ignores which states are reached; off: the paper's proof alone; auto "
+          "(default): joint for CPDS, off for .drb (each abstract successor there is a "
+          "solver query, dearer than most explorations)")
       ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
   verify
       ->add_option("--exhaust-share", options.exhaust_share,
@@ -390,17 +397,18 @@ int main(int argc, char** argv) {
     std::cerr << wrong << "\n";
     return druba::exit_code::kUsage;
   }
-  options.command = test->parsed()     ? "test"
-                    : replay->parsed() ? "replay"
-                    : check->parsed()  ? "check"
-                                       : "verify";
+  using druba::run::Command;
+  options.command = test->parsed()     ? Command::kTest
+                    : replay->parsed() ? Command::kReplay
+                    : check->parsed()  ? Command::kCheck
+                                       : Command::kVerify;
   // SIGINT, SIGTERM (timeout, schedulers, CI) and SIGHUP end a run cleanly: `unknown`, the
   // statistics and a valid report, exit 5.
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
   std::signal(SIGHUP, OnInterrupt);
   if (isatty(STDERR_FILENO) != 0) options.progress = true;
-  if (options.model.ends_with(".drb") && options.upper_bound == "static") {
+  if (options.model.ends_with(".drb") && options.upper_bound == druba::run::UpperBound::kStatic) {
     std::cerr << "--upper-bound static: the static relation is for CPDS models (a .drb model's "
                  "upper bound is the all-SAT post: --upper-bound joint)\n";
     return druba::exit_code::kUsage;

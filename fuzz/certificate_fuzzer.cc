@@ -18,7 +18,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string certificate = druba::fuzz::WriteInput("certificate.json", data, size);
   druba::run::RunOptions options;
-  options.command = "check";
+  options.command = druba::run::Command::kCheck;
   options.certificate = certificate;
   options.model = DRUBA_SOURCE_DIR "/models/ex8.pds";
   try {

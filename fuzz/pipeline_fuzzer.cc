@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int code = druba::cli::RunDrb(options, nullptr);
     if (code == 6) std::abort();  // an internal error is a finding
     if (code == 0 && std::filesystem::exists(certificate)) {
-      options.command = "check";
+      options.command = druba::run::Command::kCheck;
       if (druba::cli::RunDrb(options, nullptr) == 6) std::abort();
     }
   } catch (const druba::InputError&) {

@@ -15,7 +15,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string trace = druba::fuzz::WriteInput("trace.json", data, size);
   druba::run::RunOptions options;
-  options.command = "replay";
+  options.command = druba::run::Command::kReplay;
   options.replay_trace = trace;
   const bool drb = size > 0 && (data[0] & 1) != 0;
   options.model = drb ? DRUBA_SOURCE_DIR "/models/lock-broken.drb"

@@ -54,14 +54,16 @@ struct CpdsDescriber {
   }
   std::size_t ExtraBytes() const { return model.stacks().MemoryBytes(); }
   std::optional<SandwichSetup> Sandwich() const {
-    if (options.upper_bound == "off") return std::nullopt;
-    SandwichSetup setup =
-        cpds::MakeSandwich(abs, options.upper_bound != "static", has_target || options.deadlock);
+    if (options.upper_bound == run::UpperBound::kOff) return std::nullopt;
+    SandwichSetup setup = cpds::MakeSandwich(abs, options.upper_bound != run::UpperBound::kStatic,
+                                             has_target || options.deadlock);
     setup.share = options.upper_bound_share;
     return setup;
   }
   std::string Relation() const {
-    return options.upper_bound == "auto" ? "joint" : options.upper_bound;
+    return std::string(options.upper_bound == run::UpperBound::kAuto
+                           ? "joint"
+                           : run::UpperBoundName(options.upper_bound));
   }
   std::string PropertyOf(StateView state) const {
     std::vector<Word> a(abs.width());

@@ -82,7 +82,8 @@ struct DrbDescriber {
   }
   std::size_t ExtraBytes() const { return 0; }
   std::optional<SandwichSetup> Sandwich() const {
-    if (!fixed_count || options.upper_bound != "joint" || options.deadlock) return std::nullopt;
+    if (!fixed_count || options.upper_bound != run::UpperBound::kJoint || options.deadlock)
+      return std::nullopt;
     return MakeSandwich(abs);
   }
   std::string Relation() const { return "all-SAT"; }
@@ -129,7 +130,7 @@ struct DrbDescriber {
     // big integer is only readable by this model, so then none is kept.
     const bool may_refine = out.result.verdict == Verdict::kUnknown ||
                             (!fixed_count && out.result.verdict == Verdict::kSafe);
-    if (options.refine && options.command == "verify" && may_refine &&
+    if (options.refine && options.command == run::Command::kVerify && may_refine &&
         model.values().num_big() == 0) {
       const auto& explorer = driver.explorer();
       auto sample = std::make_shared<std::vector<Word>>();

@@ -68,7 +68,7 @@ std::optional<Round> RefineAfterFirst(const run::RunOptions& options, const std:
                                       std::optional<Refiner>& refiner, LimitWatch& limits,
                                       const StrategyHooks& hooks) {
   std::optional<Round> round;
-  if (!options.refine || options.command != "verify" || options.mode != Mode::kDruba ||
+  if (!options.refine || options.command != run::Command::kVerify || options.mode != Mode::kDruba ||
       first.counts.verdict != Verdict::kUnknown) {
     return round;
   }

@@ -5,19 +5,30 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "abstraction/verdict.h"
 
 namespace druba::run {
 
+enum class Command { kVerify, kTest, kReplay, kCheck };
+// The sandwich proof's upper bound O (--upper-bound): kAuto is joint for CPDS and off for .drb;
+// kStatic, a relation that ignores which states are reached, is for CPDS only.
+enum class UpperBound { kAuto, kJoint, kStatic, kOff };
+
+// "verify", "test", "replay", "check" (as the command line and the reports spell them).
+std::string_view CommandName(Command command);
+// "auto", "joint", "static", "off".
+std::string_view UpperBoundName(UpperBound bound);
+
 struct RunOptions {
-  std::string command = "verify";  // "verify", "test" or "replay"
   std::string model;
   bool json = false;
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
   Mode mode = Mode::kDruba;
+  Command command = Command::kVerify;
   std::uint32_t rounds = 20;            // `test` only
   std::optional<std::uint32_t> delays;  // `test`: none means iterative deepening
   std::uint32_t max_delays = 10;        // `test` with iterative deepening
@@ -30,8 +41,8 @@ struct RunOptions {
   bool shortest = false;                // the trace with the fewest statements (breadth-first)
   bool deadlock = false;  // a state where no thread can move and some has not finished violates
   unsigned jobs = 0;      // expansion threads; 0: one per core
-  std::string upper_bound = "auto";  // the sandwich proof's O: auto | joint | static | off
-  double upper_bound_share = 0.125;  // O's share of the exploration's successor calls
+  UpperBound upper_bound = UpperBound::kAuto;  // the sandwich proof's O
+  double upper_bound_share = 0.125;            // O's share of the exploration's successor calls
   double exhaust_share = 4;  // after a failed closure test: the exact search's share (0: none)
   // CPDS models only.
   std::string init;              // default: the model's path with .init

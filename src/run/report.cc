@@ -173,7 +173,7 @@ std::string Statistics(const Report& report) {
   const CountRun& run = report.last();
   const RunResult& r = run.result;
   const std::string split =
-      report.options->command != "verify"
+      report.options->command != Command::kVerify
           ? ""
           : fmt::format(" ({} before the final plateau, {} during it)",
                         r.image_calls_before_plateau, r.image_calls - r.image_calls_before_plateau);
@@ -201,7 +201,7 @@ std::string Statistics(const Report& report) {
 std::string AbstractText(const Report& report) {
   const CountRun& run = report.last();
   std::string out;
-  if (report.list_abstract && report.options->command == "verify" &&
+  if (report.list_abstract && report.options->command == Command::kVerify &&
       (report.verdict == Verdict::kSafe || run.num_abstract <= 64)) {
     out += fmt::format("abstract states ({}):\n", run.num_abstract);
     for (const std::string& line : run.abstract_states) out += "  " + line + "\n";
@@ -261,7 +261,7 @@ std::string JsonReport(const Report& report) {
   Json j;
   j["verdict"] = VerdictName(report.verdict);
   j["reason"] = report.reason;
-  j["command"] = report.options->command;
+  j["command"] = CommandName(report.options->command);
   j["model"] = report.options->model;
   j.update(report.header);
   j["mode"] = ModeName(report.options->mode);
@@ -343,8 +343,8 @@ std::string TraceText(const std::vector<TraceLine>& trace) {
 std::string TextReport(const Report& report) {
   const RunOptions& options = *report.options;
   const CountRun& last = report.last();
-  std::string out =
-      "druba " + options.command + ": " + options.model + ", " + report.subject + "\n";
+  std::string out = "druba " + std::string(CommandName(options.command)) + ": " + options.model +
+                    ", " + report.subject + "\n";
   if (report.per_count) {
     for (const CountRun& run : report.runs) out += CountLine(run);
   }

@@ -47,7 +47,7 @@ namespace detail {
 
 template <class Driver, class D>
 RunResult Dispatch(Driver& driver, const D& kind, const RunOptions& options) {
-  if (options.command == "test") {
+  if (options.command == Command::kTest) {
     return options.delays ? driver.Bounded({options.rounds, *options.delays})
                           : driver.Deepen(options.rounds, options.max_delays);
   }
@@ -153,7 +153,7 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
   driver.SetExhaustBudget(options.exhaust_share);
   kind.SetUpProperty(driver);
   driver.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
-  if (options.command == "verify") {
+  if (options.command == Command::kVerify) {
     if (std::optional<SandwichSetup> sandwich = kind.Sandwich())
       driver.UseSandwich(std::move(*sandwich));
   }
