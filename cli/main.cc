@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -183,39 +184,43 @@ void CheckKindOptions(const std::string& model) {
   }
 }
 
+// An option whose value names an enumerator, parsed straight into `target`: the names are the
+// library's own (`name`), so they are written once; CLI11 checks them first, in `all`'s order.
+template <class Enum, std::size_t N>
+void AddEnumOption(CLI::App* app, const std::string& flag, Enum& target, const Enum (&all)[N],
+                   std::string_view (*name)(Enum), const std::string& help) {
+  std::map<std::string, Enum> by_name;
+  std::vector<std::string> names;
+  for (const Enum value : all) {
+    names.emplace_back(name(value));
+    by_name.emplace(names.back(), value);
+  }
+  app->add_option_function<std::string>(
+         flag, [&target, by_name](const std::string& value) { target = by_name.at(value); }, help)
+      ->check(CLI::IsMember(names));
+}
+
 void AddVerify(CLI::App& app, druba::run::RunOptions& options) {
   CLI::App* verify = app.add_subcommand(
       "verify", "prove the model safe (or find a violation) under every interleaving");
   AddCommonOptions(verify, options);
-  // Straight into the enum; the names (and only they) are checked first.
-  static const std::map<std::string, druba::Mode> kModes = {{"druba", druba::Mode::kDruba},
-                                                            {"ai", druba::Mode::kAi},
-                                                            {"naive", druba::Mode::kNaive},
-                                                            {"explicit", druba::Mode::kExplicit}};
-  verify
-      ->add_option_function<std::string>(
-          "--mode", [&options](const std::string& name) { options.mode = kModes.at(name); },
-          "druba (default); ai: closure under all actions after every raise; naive: every R(r,d) "
-          "from scratch; explicit: all interleavings, no bounds")
-      ->check(CLI::IsMember({"druba", "ai", "naive", "explicit"}));
-  static const std::map<std::string, druba::run::UpperBound> kBounds = {
-      {"auto", druba::run::UpperBound::kAuto},
-      {"joint", druba::run::UpperBound::kJoint},
-      {"static", druba::run::UpperBound::kStatic},
-      {"off", druba::run::UpperBound::kOff}};
-  verify
-      ->add_option_function<std::string>(
-          "--upper-bound",
-          [&options](const std::string& name) { options.upper_bound = kBounds.at(name); },
-          "the sandwich proof (mode druba): compute O, an upper bound of the reachable "
-          "abstract states closed under every action, and answer safe as soon as the "
-          "reached states, closed under the thread symmetry, cover it. joint: pops "
-          "(CPDS) by the may-lie-below relation computed with O, or (.drb, fixed thread "
-          "count) the all-SAT post, O computed first; static (CPDS): a relation that "
-          "ignores which states are reached; off: the paper's proof alone; auto "
-          "(default): joint for CPDS, off for .drb (each abstract successor there is a "
-          "solver query, dearer than most explorations)")
-      ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
+  constexpr druba::Mode kModes[] = {druba::Mode::kDruba, druba::Mode::kAi, druba::Mode::kNaive,
+                                    druba::Mode::kExplicit};
+  AddEnumOption(verify, "--mode", options.mode, kModes, druba::ModeName,
+                "druba (default); ai: closure under all actions after every raise; naive: every "
+                "R(r,d) from scratch; explicit: all interleavings, no bounds");
+  using druba::run::UpperBound;
+  constexpr UpperBound kBounds[] = {UpperBound::kAuto, UpperBound::kJoint, UpperBound::kStatic,
+                                    UpperBound::kOff};
+  AddEnumOption(verify, "--upper-bound", options.upper_bound, kBounds, druba::run::UpperBoundName,
+                "the sandwich proof (mode druba): compute O, an upper bound of the reachable "
+                "abstract states closed under every action, and answer safe as soon as the "
+                "reached states, closed under the thread symmetry, cover it. joint: pops "
+                "(CPDS) by the may-lie-below relation computed with O, or (.drb, fixed thread "
+                "count) the all-SAT post, O computed first; static (CPDS): a relation that "
+                "ignores which states are reached; off: the paper's proof alone; auto "
+                "(default): joint for CPDS, off for .drb (each abstract successor there is a "
+                "solver query, dearer than most explorations)");
   verify
       ->add_option("--exhaust-share", options.exhaust_share,
                    "when the closure test fails (mode druba), the exact search goes on towards "

@@ -199,14 +199,11 @@ namespace {
 std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
                                  const predabs::AbstractionSpec& spec, std::uint32_t n) {
   const std::size_t width = spec.pcs.size() + spec.predicates.size();
-  const auto template_of = [&](std::uint32_t t) {
-    std::uint32_t first = 0;
-    for (std::uint32_t k = 0; k < program.templates.size(); ++k) {
-      first += program.templates.size() == 1 ? n : program.templates[k].count;
-      if (t < first) return k;
-    }
-    return static_cast<std::uint32_t>(program.templates.size() - 1);
-  };
+  std::vector<std::uint32_t> template_of;  // per thread, once (not per row)
+  for (std::uint32_t k = 0; k < program.templates.size(); ++k) {
+    const std::uint32_t count = program.templates.size() == 1 ? n : program.templates[k].count;
+    template_of.insert(template_of.end(), count, k);
+  }
   std::vector<Abstract> set;
   for (const JsonValue& row : doc.At("abstract_states").Items()) {
     const std::span<const std::int64_t> bits = row.Integers();
@@ -219,7 +216,8 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
     for (std::size_t i = 0; i < width; ++i) {
       if (i < spec.pcs.size()) {
         const std::uint32_t t = spec.pcs[i].thread.value_or(0);
-        const auto& tt = program.templates[template_of(t)];
+        const auto& tt =
+            program.templates[t < template_of.size() ? template_of[t] : template_of.back()];
         if (bits[i] != tt.end_pc && (bits[i] < tt.first || bits[i] >= tt.first + tt.size)) {
           throw InputError(row.where,
                            fmt::format("thread {}'s location {} is not one of its "
