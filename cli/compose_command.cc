@@ -8,8 +8,27 @@
 #include "common/files.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
+#include "front/options.h"
 
 namespace druba::cli {
+
+CLI::App* AddCompose(CLI::App& app, ComposeOptions& options) {
+  CLI::App* compose = app.add_subcommand(
+      "compose", "build a CPDS instance from the PDA blocks (thread templates) of another file");
+  compose->add_option("from", options.from, "the .pds whose blocks are the templates")->required();
+  compose
+      ->add_option("--blocks", options.blocks,
+                   "the block (0-based) each thread runs, e.g. 0,1,2,2,3")
+      ->required()
+      ->delimiter(',')
+      ->check(front::NotEmpty());
+  compose->add_option("--init", options.init, "the initial state 'g|w0,w1,...'")->required();
+  compose->add_option("-o,--out", options.out, "OUT.pds; OUT.init is written beside it")
+      ->required()
+      ->check(front::NotEmpty());
+  return compose;
+}
+
 int RunCompose(const ComposeOptions& options) {
   Warnings warnings;
   const cpds::Cpds source = cpds::ParsePds(ReadFile(options.from), options.from, &warnings);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace druba::cli {
 
 struct ComposeOptions {
@@ -12,6 +14,9 @@ struct ComposeOptions {
   std::string init;              // the new instance's initial state, 'g|w0,w1,...'
   std::string out;               // OUT.pds; OUT.init is written beside it
 };
+
+// The subcommand `compose` and its options, added to `app`.
+CLI::App* AddCompose(CLI::App& app, ComposeOptions& options);
 
 // Writes the instance; throws InputError on bad input. Returns the exit code.
 int RunCompose(const ComposeOptions& options);

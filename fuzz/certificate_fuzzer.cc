@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/cpds_command.h"
-#include "cli/drb_command.h"
 #include "common/diagnostics.h"
 #include "common/files.h"
 #include "common/json_reader.h"
+#include "front/cpds.h"
+#include "front/drb.h"
 #include "fuzz/input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.certificate = certificate;
   options.model = DRUBA_SOURCE_DIR "/models/ex8.pds";
   try {
-    druba::cli::RunCpds(options, nullptr);
+    druba::front::CpdsFrontEnd().Run(options, {});
   } catch (const druba::InputError&) {
   }
   try {  // only the explicit kind: it asks no solver
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (doc.Has("kind") && doc.At("kind").kind == druba::JsonValue::Kind::kString &&
         doc.At("kind").text == "drb explicit") {
       options.model = DRUBA_SOURCE_DIR "/models/burns.drb";
-      druba::cli::RunDrb(options, nullptr);
+      druba::front::DrbFrontEnd().Run(options, {});
     }
   } catch (const druba::InputError&) {
   }

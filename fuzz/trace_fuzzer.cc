@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/cpds_command.h"
-#include "cli/drb_command.h"
 #include "common/diagnostics.h"
+#include "front/cpds.h"
+#include "front/drb.h"
 #include "fuzz/input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -20,12 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool drb = size > 0 && (data[0] & 1) != 0;
   options.model = drb ? DRUBA_SOURCE_DIR "/models/lock-broken.drb"
                       : DRUBA_SOURCE_DIR "/models/recursive-bug.pds";
-  if (!drb) options.spec = DRUBA_SOURCE_DIR "/models/recursive-bug.spec";
+  druba::front::CpdsFrontEnd cpds;
+  if (!drb) cpds.options().spec = DRUBA_SOURCE_DIR "/models/recursive-bug.spec";
   try {
     if (drb) {
-      druba::cli::RunDrb(options, nullptr);
+      druba::front::DrbFrontEnd().Run(options, {});
     } else {
-      druba::cli::RunCpds(options, nullptr);
+      cpds.Run(options, {});
     }
   } catch (const druba::InputError&) {
   }

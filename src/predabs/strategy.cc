@@ -5,20 +5,23 @@
 #include "predabs/describer.h"
 #include "predabs/model.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/run_hooks.h"
 
 namespace druba::predabs {
 namespace {
 
-run::CountRun RunOne(const run::RunOptions& options, const Program& program,
-                     const AbstractionSpec& spec, std::uint32_t n, LimitWatch& limits,
-                     bool fixed_count, const StrategyHooks& hooks) {
+run::CountRun RunOne(const DrbRequest& request, const Program& program, const AbstractionSpec& spec,
+                     std::uint32_t n, LimitWatch& limits, bool fixed_count,
+                     const StrategyHooks& hooks) {
   IntModel model(program, n);
   model.SetLimits(&limits);
-  PredicateAbstraction abs(model, spec, options.solver_timeout_ms);
+  PredicateAbstraction abs(model, spec, request.drb.solver_timeout_ms);
   abs.SetLimits(&limits);
   if (hooks.solver_log != nullptr) abs.SetSolverLog(*hooks.solver_log);
-  const DrbDescriber kind{options, program, model, abs, fixed_count};
-  return run::RunCount(model, abs, kind, options, limits,
+  const DrbDescriber kind{program, model, abs};
+  const DrbHooks kind_hooks{request.options, request.drb, request.digest, program,
+                            model,           abs,         fixed_count};
+  return run::RunCount(model, abs, kind, kind_hooks, request.options, limits,
                        {hooks.progress, "threads=" + std::to_string(n) + " ", true});
 }
 
@@ -27,24 +30,26 @@ bool RefineAfter(const Round& round, const ThreadCounts& threads, Refiner& refin
                  LimitWatch& limits) {
   if (round.counts.verdict != Verdict::kUnknown || limits.Check()) return false;
   const run::CountRun& last = round.runs.back();
-  if (!last.abstract_set) return false;
+  const DrbKept kept = KeptOf(last);
+  if (!kept.abstract_set) return false;
   const bool across = round.counts.all && round.counts.all->failure;
   const std::optional<ClosureFailure>& failure =
       across ? round.counts.all->failure : last.result.closure_failure;
   if (!failure || !failure->undecided.empty()) return false;
-  return refiner.Refine({*failure, *last.abstract_set,
+  return refiner.Refine({*failure, *kept.abstract_set,
                          across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
-                         threads.first, last.concrete_sample.get(), last.threads},
+                         threads.first, kept.concrete_sample.get(), last.threads},
                         &limits);
 }
 
 // Refines from `round` (run with the refiner's first abstraction) until a round decides or the
 // refiner has nothing left to try; returns the last round.
-Round Refine(const run::RunOptions& options, const ThreadCounts& threads, Refiner& refiner,
-             Round round, LimitWatch& limits, const StrategyHooks& hooks) {
+Round Refine(const DrbRequest& request, const ThreadCounts& threads, Refiner& refiner, Round round,
+             LimitWatch& limits, const StrategyHooks& hooks) {
   // The exact search after a failed closure test does not depend on the abstraction: once it has
   // failed to exhaust the state space, later rounds skip it.
-  run::RunOptions later = options;
+  run::RunOptions later = request.options;
+  const DrbRequest later_request{later, request.drb, request.source, request.digest};
   while (RefineAfter(round, threads, refiner, limits) || refiner.Backtrack()) {
     for (const run::CountRun& run : round.runs) {
       if (run.result.verdict == Verdict::kUnknown && run.result.closure_failure) {
@@ -52,7 +57,7 @@ Round Refine(const run::RunOptions& options, const ThreadCounts& threads, Refine
       }
     }
     refiner.CountRound();
-    round = RunRound(later, refiner.program(), refiner.spec(), threads, limits, hooks);
+    round = RunRound(later_request, refiner.program(), refiner.spec(), threads, limits, hooks);
   }
   return round;
 }
@@ -62,57 +67,58 @@ Round Refine(const run::RunOptions& options, const ThreadCounts& threads, Refine
 // from thread 0's location alone (as for every count: the closure test then knows that every
 // thread's view is reached), then, if that fails, from every thread's location. Returns the last
 // round refinement ran (none when it does not apply); `refiner` is left set when it ran.
-std::optional<Round> RefineAfterFirst(const run::RunOptions& options, const std::string& source,
-                                      const Program& program, const ChosenAbstraction& chosen,
-                                      const ThreadCounts& threads, const Round& first,
-                                      std::optional<Refiner>& refiner, LimitWatch& limits,
-                                      const StrategyHooks& hooks) {
+std::optional<Round> RefineAfterFirst(const DrbRequest& request, const Program& program,
+                                      const ChosenAbstraction& chosen, const ThreadCounts& threads,
+                                      const Round& first, std::optional<Refiner>& refiner,
+                                      LimitWatch& limits, const StrategyHooks& hooks) {
   std::optional<Round> round;
-  if (!options.refine || options.command != run::Command::kVerify || options.mode != Mode::kDruba ||
-      first.counts.verdict != Verdict::kUnknown) {
+  const run::RunOptions& options = request.options;
+  if (!request.drb.refine || options.command != run::Command::kVerify ||
+      options.mode != Mode::kDruba || first.counts.verdict != Verdict::kUnknown) {
     return round;
   }
   if (chosen.block == nullptr && program.symmetric && !threads.every_count_from_first) {
     ThreadCounts symmetric = threads;
     symmetric.every_count_from_first = true;
     const ChosenAbstraction own = ChooseAbstraction(program, "", symmetric);
-    refiner.emplace(source, program, own.spec(), false, options.solver_timeout_ms, kMaxRounds / 4,
-                    hooks.refine_log);
-    round = Refine(options, threads, *refiner,
-                   RunRound(options, program, own.spec(), threads, limits, hooks), limits, hooks);
+    refiner.emplace(request.source, program, own.spec(), false, request.drb.solver_timeout_ms,
+                    kMaxRounds / 4, hooks.refine_log);
+    round = Refine(request, threads, *refiner,
+                   RunRound(request, program, own.spec(), threads, limits, hooks), limits, hooks);
   }
   if ((!round || round->counts.verdict == Verdict::kUnknown) && !limits.Check()) {
     const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
-    refiner.emplace(source, program, chosen.spec(), threads.every_count_from_first,
-                    options.solver_timeout_ms, kMaxRounds, hooks.refine_log);
+    refiner.emplace(request.source, program, chosen.spec(), threads.every_count_from_first,
+                    request.drb.solver_timeout_ms, kMaxRounds, hooks.refine_log);
     for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
-    round = Refine(options, threads, *refiner, first, limits, hooks);
+    round = Refine(request, threads, *refiner, first, limits, hooks);
   }
   return round;
 }
 
 }  // namespace
 
-Round RunRound(const run::RunOptions& options, const Program& program, const AbstractionSpec& spec,
+Round RunRound(const DrbRequest& request, const Program& program, const AbstractionSpec& spec,
                const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks) {
   Round round;
   round.counts = RunThreadCounts(
-      program, spec, threads, options.solver_timeout_ms, &limits, hooks.solver_log,
+      program, spec, threads, request.drb.solver_timeout_ms, &limits, hooks.solver_log,
       [&](std::uint32_t n) {
         round.runs.push_back(
-            RunOne(options, program, spec, n, limits, !threads.every_count_from_first, hooks));
+            RunOne(request, program, spec, n, limits, !threads.every_count_from_first, hooks));
         const run::CountRun& one = round.runs.back();
-        return CountOutcome{one.result.verdict, one.result.reason, one.abstract_set.get()};
+        // The set stays valid while the run in `round` keeps its DrbKept.
+        return CountOutcome{one.result.verdict, one.result.reason, KeptOf(one).abstract_set.get()};
       });
   return round;
 }
 
-Round Verify(const run::RunOptions& options, const std::string& source, const Program& program,
-             const ChosenAbstraction& chosen, const ThreadCounts& threads, LimitWatch& limits,
-             const StrategyHooks& hooks, std::optional<Refiner>& refiner, bool* refined) {
-  Round first = RunRound(options, program, chosen.spec(), threads, limits, hooks);
+Round Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
+             const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
+             std::optional<Refiner>& refiner, bool* refined) {
+  Round first = RunRound(request, program, chosen.spec(), threads, limits, hooks);
   std::optional<Round> last =
-      RefineAfterFirst(options, source, program, chosen, threads, first, refiner, limits, hooks);
+      RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, hooks);
   *refined = last && last->counts.verdict != Verdict::kUnknown;
   return *refined ? std::move(*last) : std::move(first);
 }

@@ -13,6 +13,7 @@
 
 #include "common/resources.h"
 #include "predabs/ast.h"
+#include "predabs/options.h"
 #include "predabs/refine.h"
 #include "predabs/solver.h"
 #include "predabs/thread_counts.h"
@@ -21,6 +22,14 @@
 #include "run/run_count.h"
 
 namespace druba::predabs {
+
+// A `.drb` request: the kind-free options, the kind's own, and the program's text.
+struct DrbRequest {
+  const run::RunOptions& options;
+  const DrbOptions& drb;
+  const std::string& source;
+  std::string digest;  // ContentDigest of `source` (certificates)
+};
 
 // What the front end hands the strategy: sinks for debug lines and the progress line.
 struct StrategyHooks {
@@ -36,16 +45,16 @@ struct Round {
 };
 
 // One round of `program` with abstraction `spec`.
-Round RunRound(const run::RunOptions& options, const Program& program, const AbstractionSpec& spec,
+Round RunRound(const DrbRequest& request, const Program& program, const AbstractionSpec& spec,
                const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks);
 
 // `verify` (or `test`): the first round with `chosen`, then, when it ended `unknown` and
-// refinement applies (options.refine, command verify, mode druba), refinement rounds. Returns the
+// refinement applies (--refine on, command verify, mode druba), refinement rounds. Returns the
 // round to report: the refined one when refinement decided (`*refined` true; its program and
 // abstraction are the refiner's), else the first (an `unknown` is reported as the first round
 // found it, with the exact search that went on). `refiner` is left set when refinement ran.
-Round Verify(const run::RunOptions& options, const std::string& source, const Program& program,
-             const ChosenAbstraction& chosen, const ThreadCounts& threads, LimitWatch& limits,
-             const StrategyHooks& hooks, std::optional<Refiner>& refiner, bool* refined);
+Round Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
+             const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
+             std::optional<Refiner>& refiner, bool* refined);
 
 }  // namespace druba::predabs

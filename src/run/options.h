@@ -1,5 +1,6 @@
-// The options of one `druba verify`, `test` or `replay` run, for every model kind (STYLE.md 10:
-// plain structs, no globals). The command line fills them; src/run and the model kinds read them.
+// The kind-free request of one `druba verify`, `test`, `replay` or `check` run (STYLE.md 10:
+// plain structs, no globals): the command line parses into it, and src/run and every model kind
+// read it. A kind's own options are a struct of the kind's (cpds/options.h, predabs/options.h).
 #pragma once
 
 #include <cstdint>
@@ -42,24 +43,8 @@ struct RunOptions {
   bool deadlock = false;  // a state where no thread can move and some has not finished violates
   unsigned jobs = 0;      // expansion threads; 0: one per core
   UpperBound upper_bound = UpperBound::kAuto;  // the sandwich proof's O
-  double upper_bound_share = 0.125;            // O's share of the exploration's successor calls
   double exhaust_share = 4;  // after a failed closure test: the exact search's share (0: none)
-  // CPDS models only.
-  std::string init;              // default: the model's path with .init
-  std::string spec;              // a .spec file naming the target
-  std::string target;            // or the target inline, 'g|t0,t1,...'
-  std::uint32_t top = 1;         // K of the top-K abstraction
-  std::uint32_t max_stack = 64;  // explicit: a deeper stack ends the search with `unknown`
-  // .drb models only.
-  std::string threads;                 // "N" (one count) or "N.." (every count from N)
-  std::string abstraction;             // which `abstraction` block (default: the first)
-  unsigned solver_timeout_ms = 20000;  // per solver query; a timeout is `unknown`
-  std::uint32_t max_threads = 8;       // "N..": the largest count the outer loop tries
-  std::int64_t max_value = 100;        // explicit: a larger |value| ends it with `unknown`
   std::string certificate;   // verify: write a safe verdict's certificate; check: the one to check
-  std::string model_digest;  // set by the front end: ContentDigest of the model's texts
-  bool refine = true;        // verify: a failed closure test refines the abstraction (docs/drb.md)
-  bool top_given = false;    // check: --top was given, to be compared with the certificate
 };
 
 // --jobs: 0 means one expansion thread per core.

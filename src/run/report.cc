@@ -8,6 +8,23 @@
 #include "run/schedule_svg.h"
 
 namespace druba::run {
+
+Json BreakJson(const ClosureBreak& b) {
+  return {{"from", b.from}, {"action", b.action}, {"to", b.to}};
+}
+
+std::string BreakText(const ClosureBreak& b, const char* indent) {
+  const std::string under = b.action.empty() ? "" : " under " + b.action;
+  return fmt::format("{}reached abstract state {} has the successor {}{}, which was not reached\n",
+                     indent, b.from, b.to, under);
+}
+
+std::string NextAfterClosureBreak() {
+  return "next: a finer abstraction (a .drb predicate that tells the two states of the closure "
+         "break apart, or a larger --top for CPDS), a larger --exhaust-share or time limit for "
+         "the exact search that went on, or `druba test` to hunt for a violation within bounds\n";
+}
+
 namespace {
 
 // Invalid UTF-8 (a model's bytes, a file name) is replaced, never a reason to fail the report.
@@ -42,10 +59,6 @@ Json ScheduleJson(const std::vector<RaiseEvent>& schedule) {
                    {"image_calls", e.image_calls}});
   }
   return out;
-}
-
-Json BreakJson(const ClosureBreak& b) {
-  return {{"from", b.from}, {"action", b.action}, {"to", b.to}};
 }
 
 // "proof" (which argument answered `safe`) and the sandwich proof's figures.
@@ -139,12 +152,6 @@ std::string ProofDetail(const CountRun& run, const std::string& who) {
       actions, r.closure_checks);
 }
 
-std::string BreakText(const ClosureBreak& b, const char* indent) {
-  const std::string under = b.action.empty() ? "" : " under " + b.action;
-  return fmt::format("{}reached abstract state {} has the successor {}{}, which was not reached\n",
-                     indent, b.from, b.to, under);
-}
-
 // "  2 threads: safe, ...": one line per thread count run.
 std::string CountLine(const CountRun& run) {
   const RunResult& r = run.result;
@@ -159,21 +166,11 @@ std::string CountLine(const CountRun& run) {
   return out + fmt::format(", {:.3f} s\n", r.time_s);
 }
 
-std::string AllCountsText(const AllCounts& all) {
-  std::string out = fmt::format(
-      "  every thread count >= {}: {}; {} abstract successors checked, {} solver queries "
-      "({:.2f} s)\n",
-      all.from, all.closed ? "closed" : "not closed", all.closure_checks, all.solver.queries,
-      all.solver.seconds);
-  if (all.closure_break) out += BreakText(*all.closure_break, "    ");
-  return out;
-}
-
 std::string Statistics(const Report& report) {
   const CountRun& run = report.last();
   const RunResult& r = run.result;
   const std::string split =
-      report.options->command != Command::kVerify
+      report.options.command != Command::kVerify
           ? ""
           : fmt::format(" ({} before the final plateau, {} during it)",
                         r.image_calls_before_plateau, r.image_calls - r.image_calls_before_plateau);
@@ -201,33 +198,19 @@ std::string Statistics(const Report& report) {
 std::string AbstractText(const Report& report) {
   const CountRun& run = report.last();
   std::string out;
-  if (report.list_abstract && report.options->command == Command::kVerify &&
+  if (report.list_abstract && report.options.command == Command::kVerify &&
       (report.verdict == Verdict::kSafe || run.num_abstract <= 64)) {
     out += fmt::format("abstract states ({}):\n", run.num_abstract);
     for (const std::string& line : run.abstract_states) out += "  " + line + "\n";
   }
-  if (report.all && !report.all->disrespecting.empty()) {
-    out += "actions that disrespect the abstraction across thread counts:\n";
-    for (const std::string& d : report.all->disrespecting) out += "  " + d + "\n";
+  if (report.disrespecting) {
+    if (!report.disrespecting->empty()) {
+      out += "actions that disrespect the abstraction" + report.disrespecting_scope + ":\n";
+    }
+    for (const std::string& d : *report.disrespecting) out += "  " + d + "\n";
   } else if (report.list_abstract && !run.disrespecting.empty()) {
     out += "actions that disrespect the abstraction:\n";
     for (const std::string& d : run.disrespecting) out += "  " + d + "\n";
-  }
-  return out;
-}
-
-std::string RefinementText(const Report& report) {
-  if (!report.refinement) return "";
-  const Refinement& r = *report.refinement;
-  std::string out = fmt::format(
-      "refinement: {} round{}, {} predicate{} added, {} dropped again ({} candidates, {} tests, {} "
-      "solver queries ({:.2f} s))\n",
-      r.rounds, r.rounds == 1 ? "" : "s", r.added.size(), r.added.size() == 1 ? "" : "s",
-      r.backtracks, r.candidates, r.tested, r.solver.queries, r.solver.seconds);
-  for (const std::string& step : r.steps) out += "  " + step + "\n";
-  if (!r.stopped.empty()) out += "  stopped: " + r.stopped + "\n";
-  if (report.verdict == Verdict::kSafe && !r.added.empty()) {
-    out += "the abstraction that proved it (paste it into the model):\n" + r.block;
   }
   return out;
 }
@@ -236,18 +219,8 @@ std::string RefinementText(const Report& report) {
 std::string NextSteps(const Report& report) {
   if (report.verdict != Verdict::kUnknown) return "";
   const CountRun& last = report.last();
-  if (report.refinement && !report.refinement->stopped.empty()) {
-    return "next: refinement stopped (" + report.refinement->stopped +
-           "); add a predicate that tells the two states of the last closure break apart to the "
-           "block above (--abstraction), a larger --exhaust-share or time limit for the exact "
-           "search, or `druba test` to hunt for a violation within bounds\n";
-  }
-  if (last.closure_break || report.all) {
-    return "next: a finer abstraction (a .drb predicate that tells the two states of the closure "
-           "break apart, or a larger --top for CPDS), a larger --exhaust-share or time limit for "
-           "the exact search that went on, or `druba test` to hunt for a violation within "
-           "bounds\n";
-  }
+  if (!report.next.empty()) return report.next;
+  if (last.closure_break) return NextAfterClosureBreak();
   if (report.reason.find("limit") != std::string::npos) {
     return "next: a larger --time-limit or --memory-limit, or `druba test` with smaller bounds\n";
   }
@@ -261,17 +234,17 @@ std::string JsonReport(const Report& report) {
   Json j;
   j["verdict"] = VerdictName(report.verdict);
   j["reason"] = report.reason;
-  j["command"] = CommandName(report.options->command);
-  j["model"] = report.options->model;
+  j["command"] = CommandName(report.options.command);
+  j["model"] = report.options.model;
   j.update(report.header);
-  j["mode"] = ModeName(report.options->mode);
+  j["mode"] = ModeName(report.options.mode);
   CountJson(j, last);
   j["time_s"] = report.time_s;
   j["peak_rss_mb"] = PeakRssMb();
   j["bytes_per_key"] = last.bytes_per_key;
   if (!last.bytes_by_part.is_null()) j["bytes_per_key_by_part"] = last.bytes_by_part;
   j["warnings"] = report.warnings;
-  j["traces"] = !report.options->no_trace;
+  j["traces"] = !report.options.no_trace;
   j["jobs"] = last.jobs;
   if (report.list_abstract) j["abstract_state_list"] = last.abstract_states;
   if (report.per_count) {
@@ -286,30 +259,7 @@ std::string JsonReport(const Report& report) {
       j["runs"].push_back(std::move(one));
     }
   }
-  if (report.all) {
-    const AllCounts& all = *report.all;
-    j["all_thread_counts"] = {{"from", all.from},
-                              {"closed", all.closed},
-                              {"reason", all.reason},
-                              {"closure_checks", all.closure_checks},
-                              {"solver_queries", all.solver.queries},
-                              {"solver_time_s", all.solver.seconds}};
-    if (all.closure_break)
-      j["all_thread_counts"]["closure_failure"] = BreakJson(*all.closure_break);
-  }
-  if (report.refinement) {
-    const Refinement& r = *report.refinement;
-    j["refinement"] = {{"rounds", r.rounds},
-                       {"candidates", r.candidates},
-                       {"tests", r.tested},
-                       {"backtracks", r.backtracks},
-                       {"solver_queries", r.solver.queries},
-                       {"solver_time_s", r.solver.seconds},
-                       {"added", r.added},
-                       {"steps", r.steps},
-                       {"stopped", r.stopped},
-                       {"abstraction", r.block}};
-  }
+  for (const Section& section : report.sections) j[section.key] = section.json;
   if (report.verdict == Verdict::kViolation && !last.property.empty()) {
     j["property"] = last.property;
   }
@@ -341,16 +291,20 @@ std::string TraceText(const std::vector<TraceLine>& trace) {
 }
 
 std::string TextReport(const Report& report) {
-  const RunOptions& options = *report.options;
+  const RunOptions& options = report.options;
   const CountRun& last = report.last();
   std::string out = "druba " + std::string(CommandName(options.command)) + ": " + options.model +
                     ", " + report.subject + "\n";
   if (report.per_count) {
     for (const CountRun& run : report.runs) out += CountLine(run);
   }
-  if (report.all) out += AllCountsText(*report.all);
+  for (const Section& section : report.sections) {
+    if (section.place == Section::Place::kBeforeVerdict) out += section.text;
+  }
   out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
-  out += RefinementText(report);
+  for (const Section& section : report.sections) {
+    if (section.place == Section::Place::kAfterVerdict) out += section.text;
+  }
   if (report.verdict == Verdict::kSafe) {
     out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");
   }
@@ -383,7 +337,7 @@ std::string TraceFile(const Report& report) {
   const CountRun& last = report.last();
   Json j;
   j["druba_trace"] = 1;
-  j["model"] = report.options->model;
+  j["model"] = report.options.model;
   j["threads"] = last.threads;
   j.update(report.trace_header);
   if (!last.property.empty()) j["property"] = last.property;
@@ -402,7 +356,7 @@ std::string DumpHeader(Verdict verdict, const std::string& reason, Proof proof) 
 
 std::vector<std::string> WriteOutputFiles(const Report& report) {
   std::vector<std::string> warnings;
-  const RunOptions& options = *report.options;
+  const RunOptions& options = report.options;
   const CountRun& last = report.last();
   if (!options.dump_abstract.empty()) {
     std::string text = DumpHeader(report.verdict, report.reason, last.result.proof);

@@ -5,6 +5,7 @@
 // from it, so every model kind reports the same way.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -49,8 +50,6 @@ struct SolverFigures {
 };
 
 // One thread count's run.
-inline constexpr std::size_t kConcreteSample = 1 << 16;
-
 struct CountRun {
   std::uint32_t threads = 0;
   RunResult result;
@@ -63,9 +62,7 @@ struct CountRun {
   unsigned jobs = 1;
   std::size_t num_abstract = 0;
   std::vector<std::string> abstract_states;  // described and sorted, when the report needs them
-  std::shared_ptr<const StateStore> abstract_set;  // a copy, when the kind keeps one
-  // Refinement: the first stored concrete states (at most kConcreteSample), one after another.
-  std::shared_ptr<const std::vector<Word>> concrete_sample;
+  std::any kept;  // what the model kind keeps of the run for itself (read by that kind only)
   std::optional<ClosureBreak> closure_break;
   std::vector<std::string> closure_breaks;  // every break the kind listed (at most 20)
   std::vector<std::string> disrespecting;   // the actions that disrespect the abstraction
@@ -83,32 +80,18 @@ struct CountRun {
   std::vector<std::vector<std::uint32_t>> symmetry_classes;
 };
 
-// The closure test with the thread count left symbolic (.drb, --threads N..).
-struct AllCounts {
-  std::uint32_t from = 0;
-  bool closed = false;
-  std::string reason;
-  std::uint64_t closure_checks = 0;
-  SolverFigures solver;
-  std::optional<ClosureBreak> closure_break;
-  std::vector<std::string> disrespecting;
-};
-
-// Abstraction refinement (.drb verify): the rounds run and what each added.
-struct Refinement {
-  std::uint32_t rounds = 1;  // verification rounds, the first included
-  std::size_t candidates = 0;
-  std::uint64_t tested = 0;        // candidate tests
-  std::uint32_t backtracks = 0;    // predicates dropped again at a dead end
-  SolverFigures solver;            // the candidate tests' solver work
-  std::vector<std::string> steps;  // per refinement: the break and the predicate added
-  std::vector<std::string> added;
-  std::string stopped;  // why it stopped short of a proof (empty: it did not)
-  std::string block;    // the last round's abstraction, as a block to paste into the model
+// A part of the report that only some runs have, in the kind's words (the .drb kind: the closure
+// test across thread counts, refinement): a JSON field and its lines in the text report.
+struct Section {
+  enum class Place { kBeforeVerdict, kAfterVerdict };
+  std::string key;  // the JSON field
+  Json json;
+  std::string text;  // whole lines
+  Place place = Place::kAfterVerdict;
 };
 
 struct Report {
-  const RunOptions* options = nullptr;
+  RunOptions options;      // the request, as the kind ran it
   std::string subject;     // the kind's words after the model's name, e.g. "3 threads, top-1 ..."
   Json header;             // the kind's fields after "model" (at least "threads")
   bool per_count = false;  // a text line per thread count run
@@ -116,9 +99,13 @@ struct Report {
   Json trace_header = Json::object();  // the kind's fields in a --trace-out file
   Verdict verdict = Verdict::kUnknown;
   std::string reason;
-  std::vector<CountRun> runs;  // one per thread count run; the last answers
-  std::optional<AllCounts> all;
-  std::optional<Refinement> refinement;
+  std::vector<CountRun> runs;     // one per thread count run; the last answers
+  std::vector<Section> sections;  // in the order the JSON report lists them, after "runs"
+  // The actions that disrespect the abstraction as the kind lists them in place of the last run's
+  // (the .drb kind for every count: those across thread counts), and the heading's words.
+  std::optional<std::vector<std::string>> disrespecting;
+  std::string disrespecting_scope;  // e.g. " across thread counts"
+  std::string next;                 // an `unknown`: what to do next, when the kind knows better
   std::size_t warnings = 0;
   double time_s = 0;
   std::string svg_title;
@@ -127,6 +114,11 @@ struct Report {
 };
 
 std::string JsonReport(const Report& report);
+// A closure break as the reports show it: a line of text after `indent`, and a JSON object.
+std::string BreakText(const ClosureBreak& b, const char* indent);
+Json BreakJson(const ClosureBreak& b);
+// The `next:` line of an `unknown` at a closure break.
+std::string NextAfterClosureBreak();
 std::string TextReport(const Report& report);
 // The trace as text, as the report shows it.
 std::string TraceText(const std::vector<TraceLine>& trace);

@@ -21,38 +21,53 @@
 
 namespace druba::run {
 
-// What a model kind tells the pipeline: states, steps and abstract states in its own words, the
-// bound of explicit search, the sandwich proof it offers, and figures only it has (Driver is
-// the PlateauDriver of the run, passed to `AddFigures` once the run is over).
-template <class D, class Driver>
-concept KindDescriber = requires(const D& d, StateView state, const TraceStep& step,
-                                 TraceLine& line, std::uint32_t thread, std::uint32_t action,
-                                 CountRun& out, Driver& driver) {
+// How a model kind's states, steps and abstract states read in a report: a state, a step (its
+// action, why it fails, what it changed and its JSON fields), an abstract state, an action in the
+// abstract graph, and which property a violating state violates ("deadlock", or the kind's own:
+// "target", "assertion").
+template <class D>
+concept Describer = requires(const D& d, StateView state, const TraceStep& step, TraceLine& line,
+                             std::uint32_t thread, std::uint32_t action) {
   { d.State(state) } -> std::convertible_to<std::string>;
-  d.Step(step, step, line);  // a step's action, failure, changes and JSON fields
+  d.Step(step, step, line);
   { d.Abstract(state) } -> std::convertible_to<std::string>;
   { d.DotAction(thread, action) } -> std::convertible_to<std::string>;
-  { d.TooBig(state) } -> std::convertible_to<std::string>;  // explicit: why it must stop
-  { d.ExtraBytes() } -> std::convertible_to<std::size_t>;   // the kind's own memory (stacks)
-  { d.Sandwich() } -> std::same_as<std::optional<SandwichSetup>>;
-  { d.Relation() } -> std::convertible_to<std::string>;
-  d.AddFigures(out, driver);
-  d.SetUpProperty(driver);  // what violates beyond the abstraction's own (--deadlock)
-  // Which property a violating state violates: "deadlock", or the kind's own ("target",
-  // "assertion").
   { d.PropertyOf(state) } -> std::convertible_to<std::string>;
+};
+
+// What a model kind adds to a run beyond its words (Driver: the run's PlateauDriver): the
+// property it adds to the abstraction's own (--deadlock), the sandwich proof it offers and the
+// name of its relation, why explicit search must stop at a state, the memory it keeps itself
+// (stacks), and, once the run is over, what it keeps of it (`Finish`: figures only it has, a
+// `safe` verdict's certificate, what a later round needs).
+template <class H, class Driver>
+concept KindHooks = requires(const H& h, StateView state, CountRun& out, Driver& driver) {
+  h.SetUpProperty(driver);
+  { h.Sandwich() } -> std::same_as<std::optional<SandwichSetup>>;
+  { h.Relation() } -> std::convertible_to<std::string>;
+  { h.TooBig(state) } -> std::convertible_to<std::string>;
+  { h.ExtraBytes() } -> std::convertible_to<std::size_t>;
+  h.Finish(out, driver);
+};
+
+// An abstraction whose abstract states and actions the report can name.
+template <class A>
+concept DescribableAbstraction = Abstraction<A> &&
+    requires(const A& a, StateView state, std::uint32_t thread, std::uint32_t action) {
+  { a.Describe(state) } -> std::convertible_to<std::string>;
+  { a.DescribeAction(thread, action) } -> std::convertible_to<std::string>;
 };
 
 namespace detail {
 
-template <class Driver, class D>
-RunResult Dispatch(Driver& driver, const D& kind, const RunOptions& options) {
+template <class Driver, class H>
+RunResult Dispatch(Driver& driver, const H& hooks, const RunOptions& options) {
   if (options.command == Command::kTest) {
     return options.delays ? driver.Bounded({options.rounds, *options.delays})
                           : driver.Deepen(options.rounds, options.max_delays);
   }
   if (options.mode == Mode::kExplicit) {
-    return driver.Explicit([&kind](StateView state) { return kind.TooBig(state); });
+    return driver.Explicit([&hooks](StateView state) { return hooks.TooBig(state); });
   }
   return driver.Verify();
 }
@@ -142,25 +157,26 @@ struct CountSetup {
   bool list_abstract = false;  // describe every reached abstract state
 };
 
-template <ExplorableModel Model, Abstraction Abs, class D>
-requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model, const Abs& abs,
-                                                                       const D& kind,
-                                                                       const RunOptions& options,
-                                                                       LimitWatch& limits,
-                                                                       const CountSetup& setup) {
+// One run of `model` under `abs`: `kind` describes it, `hooks` add what the kind adds.
+template <ExplorableModel Model, DescribableAbstraction Abs, Describer D, class H>
+requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model, const Abs& abs,
+                                                                   const D& kind, const H& hooks,
+                                                                   const RunOptions& options,
+                                                                   LimitWatch& limits,
+                                                                   const CountSetup& setup) {
   PlateauDriver<Model, Abs> driver(model, abs, &limits, options.mode);
   driver.KeepTrace(!options.no_trace);
   driver.SetExhaustBudget(options.exhaust_share);
-  kind.SetUpProperty(driver);
+  hooks.SetUpProperty(driver);
   driver.SetJobs(JobsFromOption(options.jobs), /*adaptive=*/options.jobs == 0);
   if (options.command == Command::kVerify) {
-    if (std::optional<SandwichSetup> sandwich = kind.Sandwich())
+    if (std::optional<SandwichSetup> sandwich = hooks.Sandwich())
       driver.UseSandwich(std::move(*sandwich));
   }
   if (setup.progress) InstallProgress(limits, driver, setup.progress, setup.progress_label);
   CountRun out;
   out.threads = model.num_threads();
-  out.result = detail::Dispatch(driver, kind, options);
+  out.result = detail::Dispatch(driver, hooks, options);
   StopProgress(limits);
   const auto& ex = driver.explorer();
   out.concrete_states = driver.num_states();
@@ -168,8 +184,8 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
   out.pareto_pairs = ex.num_records();
   out.stats = ex.stats();
   out.jobs = driver.jobs();
-  out.relation = kind.Relation();
-  detail::MemoryFigures(driver, options, kind.ExtraBytes(), out);
+  out.relation = hooks.Relation();
+  detail::MemoryFigures(driver, options, hooks.ExtraBytes(), out);
   const StateStore& set = driver.abstract_states();
   out.num_abstract = set.size();
   if (WantsAbstractLines(options, setup.list_abstract)) {
@@ -183,7 +199,7 @@ requires KindDescriber<D, PlateauDriver<Model, Abs>> CountRun RunCount(Model& mo
         ClosureBreak{kind.Abstract(StateView(f.from)), abs.DescribeAction(f.thread, f.action),
                      kind.Abstract(StateView(f.to))};
   }
-  kind.AddFigures(out, driver);
+  hooks.Finish(out, driver);
   if (out.result.violation_record) {
     out.trace = detail::Describe(driver, kind, options, *out.result.violation_record, out);
     if (out.property == "deadlock") {

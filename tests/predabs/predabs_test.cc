@@ -21,12 +21,14 @@
 #include "check/drb_explicit.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "predabs/certificate.h"
 #include "predabs/describer.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/parser.h"
 #include "predabs/predicate_abstraction.h"
 #include "predabs/refine.h"
+#include "predabs/run_hooks.h"
 #include "predabs/solver.h"
 #include "predabs/strategy.h"
 #include "predabs/thread_counts.h"
@@ -471,15 +473,16 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
     });
     // The loop `druba verify` runs (predabs/strategy.h), each round the paper's algorithm alone.
     run::RunOptions options;
-    options.solver_timeout_ms = 5000;
     options.exhaust_share = 0;
+    DrbOptions drb;
+    drb.solver_timeout_ms = 5000;
     const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
     const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
     LimitWatch limits({0, 0}, nullptr);
     std::optional<Refiner> refiner;
     bool by_refinement = false;
-    const Round last =
-        Verify(options, text, program, chosen, threads, limits, {}, refiner, &by_refinement);
+    const Round last = Verify({options, drb, text, ""}, program, chosen, threads, limits, {},
+                              refiner, &by_refinement);
     const Verdict verdict = last.counts.verdict;
     const Program& final_program = by_refinement ? refiner->program() : program;
     const AbstractionSpec& spec = by_refinement ? refiner->spec() : chosen.spec();
@@ -488,7 +491,8 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
       EXPECT_FALSE(fails) << text << block;
       IntModel model(final_program, n);
       const PredicateAbstraction abs(model, spec, 5000);
-      EXPECT_EQ(StoreSet(*last.runs.back().abstract_set), AbstractSet(abs, Reachable(model)))
+      EXPECT_EQ(StoreSet(*KeptOf(last.runs.back()).abstract_set),
+                AbstractSet(abs, Reachable(model)))
           << text << block;
     }
     if (verdict == Verdict::kViolation) {

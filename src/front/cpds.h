@@ -1,0 +1,29 @@
+// The CPDS (.pds) model kind as the command line sees it: its options (cpds/options.h) and its
+// runs (verify, test, replay, check), each ending in an outcome the command line prints.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cpds/options.h"
+#include "run/front_end.h"
+
+namespace druba::front {
+
+class CpdsFrontEnd final : public run::FrontEnd {
+ public:
+  std::string_view name() const override { return "a CPDS model"; }
+  std::string_view group() const override { return "CPDS models (.pds)"; }
+  std::string_view extension() const override { return ".pds"; }
+  void AddOptions(run::Command command, CLI::Option_group& group) override;
+  std::string CheckUsage(const run::RunOptions& request) const override;
+  run::Outcome Run(const run::RunOptions& request, const run::Sinks& sinks) override;
+
+  const cpds::CpdsOptions& options() const { return options_; }
+  cpds::CpdsOptions& options() { return options_; }
+
+ private:
+  cpds::CpdsOptions options_;
+};
+
+}  // namespace druba::front

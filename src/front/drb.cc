@@ -1,0 +1,135 @@
+#include "front/drb.h"
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "check/drb_check.h"
+#include "check/drb_explicit.h"
+#include "common/digest.h"
+#include "common/files.h"
+#include "common/json_reader.h"
+#include "front/answer.h"
+#include "predabs/parser.h"
+#include "predabs/replay.h"
+#include "predabs/verify.h"
+
+namespace druba::front {
+namespace {
+
+using predabs::DrbOptions;
+using run::RunOptions;
+
+// `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
+run::Outcome Replay(const RunOptions& request, const predabs::Program& program) {
+  const JsonValue doc = ParseJson(ReadFile(request.replay_trace), request.replay_trace);
+  const ReplayOutcome done = predabs::ReplayTrace(program, doc, request.replay_trace);
+  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) + " slots, " +
+                         std::to_string(done.delays) + " delays, reached " + done.reached + "\n");
+}
+
+// `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check).
+run::Outcome Check(const RunOptions& request, const DrbOptions& options,
+                   const std::string& source) {
+  const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
+  const bool explicit_states = doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString &&
+                               doc.At("kind").text == "drb explicit";
+  if (!options.threads.empty()) {
+    const bool every = doc.Has("every_count") && doc.At("every_count").AsBool();
+    const std::string count = std::to_string(doc.At("threads").AsUInt());
+    if (count + (every ? ".." : "") != options.threads) {
+      return run::OptionDisagrees(
+          "--threads " + options.threads,
+          every ? "for every thread count from " + count : "for " + count + " threads");
+    }
+  }
+  if (request.deadlock && !doc.At("deadlock").AsBool()) {
+    return run::OptionDisagrees("--deadlock", "not one of deadlock freedom");
+  }
+  const std::string digest = ContentDigest({source});
+  return CheckAnswer(explicit_states
+                         ? check::CheckDrbExplicitCertificate(doc, digest, source, request.model)
+                         : check::CheckDrbCertificate(doc, digest, source, request.model));
+}
+
+}  // namespace
+
+void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
+  DrbOptions& o = options_;
+  if (command == run::Command::kReplay) return;
+  if (command == run::Command::kCheck) {
+    group.add_option("--threads", o.threads,
+                     "N or N..: the certificate must be for that count, or for every count from N");
+    return;
+  }
+  group.add_option("--threads", o.threads,
+                   "N threads, or N.. for every thread count from N (default: the file's)");
+  group.add_option("--abstraction", o.abstraction,
+                   "which abstraction block to use (default: the first)");
+  group.add_option("--solver-timeout", o.solver_timeout_ms,
+                   "milliseconds per solver query; a timeout makes the verdict 'unknown' "
+                   "(default 20000)");
+  group
+      .add_option_function<std::string>(
+          "--refine", [&o](const std::string& v) { o.refine = v == "on"; },
+          "verify: when the closure test fails, add a predicate taken from the program that "
+          "removes the break and verify again (on, the default); off: the abstraction as given, "
+          "the paper's algorithm alone. A proof prints the abstraction that proved it as a "
+          "block to paste")
+      ->check(CLI::IsMember({"on", "off"}));
+  max_threads_.push_back(
+      group.add_option("--max-threads", o.max_threads,
+                       "with --threads N..: the largest thread count to try (default 8)"));
+  if (command != run::Command::kVerify) return;
+  group.add_option("--max-value", o.max_value,
+                   "explicit: a variable beyond +-this ends the search with 'unknown' "
+                   "(default 100)");
+}
+
+// What CLI11 cannot judge alone: --max-threads bounds --threads N.., whose proof compares N and
+// N + 1 threads at least; the static relation of --upper-bound is the CPDS kind's.
+std::string DrbFrontEnd::CheckUsage(const RunOptions& request) const {
+  if (request.upper_bound == run::UpperBound::kStatic) {
+    return "--upper-bound static: the static relation is for CPDS models (a .drb model's upper "
+           "bound is the all-SAT post: --upper-bound joint)";
+  }
+  bool given = false;
+  for (const CLI::Option* option : max_threads_) given = given || option->count() > 0;
+  if (!given) return "";
+  const std::string& threads = options_.threads;
+  if (!threads.ends_with("..")) {
+    return "--max-threads: it bounds --threads N.. (every thread count from N), and --threads " +
+           (threads.empty() ? std::string("is not given") : "is " + threads);
+  }
+  const std::string digits = threads.substr(0, threads.size() - 2);
+  if (digits.empty() || digits.size() > 4 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return "";  // --threads itself is refused, with its own message
+  }
+  const auto first = static_cast<std::uint32_t>(std::stoul(digits));
+  if (options_.max_threads > first) return "";
+  return "--max-threads: " + std::to_string(options_.max_threads) + " is below " +
+         std::to_string(first + 1) + ": --threads " + threads + " compares " +
+         std::to_string(first) + " and " + std::to_string(first + 1) + " threads at least";
+}
+
+run::Outcome DrbFrontEnd::Run(const RunOptions& given, const run::Sinks& sinks) {
+  const std::string source = ReadFile(given.model);
+  const predabs::Program program = predabs::ParseProgram(source, given.model);
+  RunOptions options = given;
+  options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
+  if (options.command == run::Command::kReplay) return Replay(options, program);
+  if (options.command == run::Command::kCheck) return Check(options, options_, source);
+  LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, sinks.interrupted);
+  const predabs::SolverLog solver_log = sinks.solver_log;
+  const predabs::SolverLog refine_log = sinks.refine_log;
+  const predabs::DrbRequest request{options, options_, source, ContentDigest({source})};
+  return {run::Outcome::Kind::kReport,
+          predabs::VerifyReport(request, program, limits,
+                                {solver_log ? &solver_log : nullptr,
+                                 refine_log ? &refine_log : nullptr, sinks.progress}),
+          "",
+          {}};
+}
+
+}  // namespace druba::front

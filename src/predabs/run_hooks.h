@@ -1,0 +1,173 @@
+// What a `.drb` run adds beyond its words (run::KindHooks): deadlock as a property decided on
+// concrete states, the sandwich proof's all-SAT post, the bound of explicit search (--max-value),
+// and once the run is over the respect classification, the solver's work, every break of
+// closure, a `safe` verdict's certificate, and what the loop over thread counts and refinement
+// keep of the run (DrbKept).
+#pragma once
+
+#include <algorithm>
+#include <any>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predabs/certificate.h"
+#include "predabs/describe.h"
+#include "predabs/model.h"
+#include "predabs/options.h"
+#include "predabs/predicate_abstraction.h"
+#include "run/options.h"
+#include "run/report.h"
+
+namespace druba::predabs {
+
+// What a run keeps for the loop over thread counts and for refinement (run::CountRun::kept).
+struct DrbKept {
+  std::shared_ptr<const StateStore> abstract_set;  // a copy of the reached abstract set
+  // Refinement: the first stored concrete states (at most kConcreteSample), one after another.
+  std::shared_ptr<const std::vector<Word>> concrete_sample;
+};
+inline constexpr std::size_t kConcreteSample = 1 << 16;
+
+// The DrbKept of a run (none: an empty one).
+inline DrbKept KeptOf(const run::CountRun& run) {
+  const auto* kept = std::any_cast<DrbKept>(&run.kept);
+  return kept != nullptr ? *kept : DrbKept{};
+}
+
+struct DrbHooks {
+  const run::RunOptions& options;
+  const DrbOptions& drb_options;
+  const std::string& digest;  // ContentDigest of the program's text
+  const Program& program;
+  IntModel& model;
+  PredicateAbstraction& abs;
+  bool fixed_count;
+
+  std::string TooBig(StateView state) const {
+    if (!model.HasValueBeyond(state, drb_options.max_value)) return {};
+    return "explicit: a variable's value went beyond " + std::to_string(drb_options.max_value) +
+           " (--max-value); the state space may be infinite, which explicit search cannot handle";
+  }
+  std::size_t ExtraBytes() const { return 0; }
+  std::optional<SandwichSetup> Sandwich() const {
+    if (!fixed_count || options.upper_bound != run::UpperBound::kJoint || options.deadlock)
+      return std::nullopt;
+    return MakeSandwich(abs);
+  }
+  std::string Relation() const { return "all-SAT"; }
+  // --deadlock: a state where no thread can move and some has not finished (Finished) violates.
+  // The abstraction does not decide it: exhaustion proves its absence, or at one thread count the
+  // solver over the reached abstract set (PredicateAbstraction::DeadlockFree).
+  template <class Driver>
+  void SetUpProperty(Driver& driver) const {
+    if (!options.deadlock) return;
+    driver.CheckConcrete([this](StateView state) { return model.Deadlocked(state); },
+                         "deadlock freedom");
+    // At one count the solver may show that no state the reached abstract set admits is a
+    // deadlock (docs/drb.md): then the plateau proof answers without exhaustion.
+    if (fixed_count) {
+      driver.ProveConcreteBy([this](const StateStore& set) { return abs.DeadlockFree(set); });
+    }
+  }
+  template <class Driver>
+  void Finish(run::CountRun& out, Driver& driver) const {
+    if (out.result.verdict == Verdict::kSafe || out.result.closure_failure) {
+      for (const ActionClass& c : abs.Classes()) {
+        ++out.num_actions;
+        if (c.respects) continue;
+        out.disrespecting.push_back(abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt) +
+                                    (c.undecided ? " [respect undecided]" : ""));
+      }
+    }
+    out.solver = run::SolverFigures{abs.solver_stats().queries, abs.solver_stats().seconds};
+    if (out.closure_break) out.closure_breaks = ClosureBreaks(abs, driver.abstract_states(), 20);
+    DrbKept kept;
+    auto copy = std::make_shared<StateStore>(abs.width());
+    const StateStore& set = driver.abstract_states();
+    for (std::uint32_t id = 0; id < set.size(); ++id) copy->FindOrInsert(set.Get(id));
+    kept.abstract_set = std::move(copy);
+    if (!options.certificate.empty() && out.result.verdict == Verdict::kSafe) {
+      Certify(out, driver.abstract_states(), driver);
+    }
+    // Refinement weighs its candidates on the concrete states of a run that ended unknown (or, for
+    // every count, of the run whose set the closure across counts tests); a state with an interned
+    // big integer is only readable by this model, so then none is kept.
+    const bool may_refine = out.result.verdict == Verdict::kUnknown ||
+                            (!fixed_count && out.result.verdict == Verdict::kSafe);
+    if (drb_options.refine && options.command == run::Command::kVerify && may_refine &&
+        model.values().num_big() == 0) {
+      const auto& explorer = driver.explorer();
+      auto sample = std::make_shared<std::vector<Word>>();
+      const std::size_t n = std::min(explorer.num_states(), kConcreteSample);
+      for (std::uint32_t id = 0; id < n; ++id) {
+        const std::vector<Word> state = explorer.state(id);
+        sample->insert(sample->end(), state.begin(), state.end());
+      }
+      kept.concrete_sample = std::move(sample);
+    }
+    out.kept = std::move(kept);
+  }
+
+  // The certificate of a `safe` at one thread count (docs/certificates.md): the abstraction and
+  // the abstract set when that set is inductive, else, after exhaustion, the reachable states.
+  template <class Driver>
+  void Certify(run::CountRun& out, const StateStore& set, const Driver& driver) const {
+    // For every count the certificate is written once the closure across counts holds
+    // (predabs/verify.cc); after an upper-bound proof the set is O, closed under the abstract
+    // post of every statement with the view invariant: a certificate as it stands.
+    if (!fixed_count) return;
+    std::uint64_t checks = 0;
+    if (out.result.proof == Proof::kExhausted &&
+        (options.deadlock || CheckClosure(abs, set, &checks, /*all_actions=*/true))) {
+      CertifyExplicit(out, driver);
+      return;
+    }
+    out.certificate = PredicatesCertificate({digest, model.num_threads(), false, options.deadlock,
+                                             std::string(ProofName(out.result.proof)), &program,
+                                             &abs.spec(), &set});
+  }
+
+  // The explicit certificate: every state the exhaustive search reached (each variable's value,
+  // each thread's location), which is the reachable set.
+  template <class Driver>
+  void CertifyExplicit(run::CountRun& out, const Driver& driver) const {
+    std::string states;
+    bool fits = true;
+    driver.ForEachState([&](StateView s) {
+      const auto value = [&](Word w) {
+        const Int v = model.values().Decode(w);
+        fits = fits && v <= INT64_MAX && v >= INT64_MIN;
+        return v.str();
+      };
+      std::string row;
+      for (std::size_t v = 0; v < program.shared.size(); ++v) row += "," + value(s[v]);
+      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+        row += "," + std::to_string(s[model.PcSlot(t)]);
+        for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
+          row += "," + value(s[model.LocalSlot(t, v)]);
+        }
+      }
+      row[0] = '[';
+      states += (states.empty() ? "\n " : ",\n ") + row + "]";
+    });
+    if (!fits) {
+      out.certificate_note = "a reachable value does not fit in 64 bits";
+      return;
+    }
+    const run::Json head = {{"druba_certificate", 1},
+                            {"kind", "drb explicit"},
+                            {"digest", digest},
+                            {"threads", model.num_threads()},
+                            {"deadlock", options.deadlock},
+                            {"proof", ProofName(out.result.proof)}};
+    std::string text = head.dump();
+    text.pop_back();  // the closing brace: the states follow
+    out.certificate = text + ",\n\"states\": [" + states + "\n]}\n";
+  }
+};
+
+}  // namespace druba::predabs

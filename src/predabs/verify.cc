@@ -1,0 +1,157 @@
+#include "predabs/verify.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/diagnostics.h"
+#include "predabs/certificate.h"
+#include "predabs/describe.h"
+#include "predabs/refine.h"
+#include "predabs/run_hooks.h"
+#include "predabs/thread_counts.h"
+
+namespace druba::predabs {
+namespace {
+
+// The closure test across thread counts, in the report's words: a section before the verdict,
+// and the actions that disrespect the abstraction across counts in place of the last run's.
+void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint32_t from,
+                  const AllCountsResult& all, run::Report& report) {
+  std::optional<run::ClosureBreak> closure_break;
+  if (all.failure) {
+    closure_break = run::ClosureBreak{
+        "(" + DescribeAbstract(program, spec, StateView(all.failure->from)) + ")", "",
+        "(" + DescribeAbstract(program, spec, StateView(all.failure->to)) + ")"};
+  }
+  std::vector<std::string> disrespecting;
+  for (const ActionClass& c : all.classes) {
+    if (c.respects) continue;
+    const Statement& st = program.statements[c.stmt];
+    disrespecting.push_back(std::string(c.other ? "another thread" : "thread 0") + " executing " +
+                            st.label + ": " + st.text +
+                            (c.undecided ? " [respect undecided]" : ""));
+  }
+  run::Section section{"all_thread_counts",
+                       {{"from", from},
+                        {"closed", all.closed},
+                        {"reason", all.reason},
+                        {"closure_checks", all.closure_checks},
+                        {"solver_queries", all.stats.queries},
+                        {"solver_time_s", all.stats.seconds}},
+                       fmt::format("  every thread count >= {}: {}; {} abstract successors "
+                                   "checked, {} solver queries ({:.2f} s)\n",
+                                   from, all.closed ? "closed" : "not closed", all.closure_checks,
+                                   all.stats.queries, all.stats.seconds),
+                       run::Section::Place::kBeforeVerdict};
+  if (closure_break) {
+    section.json["closure_failure"] = run::BreakJson(*closure_break);
+    section.text += run::BreakText(*closure_break, "    ");
+  }
+  report.sections.push_back(std::move(section));
+  if (!disrespecting.empty()) {
+    report.disrespecting = std::move(disrespecting);
+    report.disrespecting_scope = " across thread counts";
+  }
+  report.next = run::NextAfterClosureBreak();
+}
+
+// Refinement's rounds, in the report's words: a section after the verdict, and what to do next
+// when it stopped short of a proof.
+void AddRefinement(const Refiner& refiner, run::Report& report) {
+  const RefineFigures& f = refiner.figures();
+  const std::string block = refiner.Block();
+  run::Section section{"refinement",
+                       {{"rounds", f.rounds},
+                        {"candidates", f.candidates},
+                        {"tests", f.tested},
+                        {"backtracks", f.backtracks},
+                        {"solver_queries", f.stats.queries},
+                        {"solver_time_s", f.stats.seconds},
+                        {"added", f.added},
+                        {"steps", f.round_notes},
+                        {"stopped", f.stopped},
+                        {"abstraction", block}},
+                       fmt::format("refinement: {} round{}, {} predicate{} added, {} dropped again "
+                                   "({} candidates, {} tests, {} solver queries ({:.2f} s))\n",
+                                   f.rounds, f.rounds == 1 ? "" : "s", f.added.size(),
+                                   f.added.size() == 1 ? "" : "s", f.backtracks, f.candidates,
+                                   f.tested, f.stats.queries, f.stats.seconds),
+                       run::Section::Place::kAfterVerdict};
+  for (const std::string& step : f.round_notes) section.text += "  " + step + "\n";
+  if (!f.stopped.empty()) section.text += "  stopped: " + f.stopped + "\n";
+  if (report.verdict == Verdict::kSafe && !f.added.empty()) {
+    section.text += "the abstraction that proved it (paste it into the model):\n" + block;
+  }
+  report.sections.push_back(std::move(section));
+  if (!f.stopped.empty()) {
+    report.next = "next: refinement stopped (" + f.stopped +
+                  "); add a predicate that tells the two states of the last closure break apart "
+                  "to the block above (--abstraction), a larger --exhaust-share or time limit for "
+                  "the exact search, or `druba test` to hunt for a violation within bounds\n";
+  }
+}
+
+}  // namespace
+
+run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
+                         const StrategyHooks& hooks) {
+  const run::RunOptions& options = request.options;
+  const ThreadCounts threads =
+      ParseThreadCounts(request.drb.threads, program, request.drb.max_threads);
+  const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
+  if (threads.every_count_from_first && options.command == run::Command::kTest) {
+    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
+  }
+  const Stopwatch clock;
+  std::optional<Refiner> refiner;
+  bool refined = false;
+  // An `unknown` is reported as the first round found it (with the exact search that went on),
+  // and the refinement section says how far refinement got.
+  Round round = Verify(request, program, chosen, threads, limits, hooks, refiner, &refined);
+  const Program& final_program = refined ? refiner->program() : program;
+  const AbstractionSpec& spec = refined ? refiner->spec() : chosen.spec();
+  const ThreadCountsResult& counts = round.counts;
+  run::Report report;
+  report.options = options;
+  report.runs = std::move(round.runs);
+  report.subject = "threads " + threads.Text() + ", abstraction " + spec.name;
+  report.header = {{"threads", threads.Text()}, {"abstraction", spec.name}};
+  report.per_count = true;
+  report.list_abstract = true;
+  // Deadlock freedom is proved per count, by exhaustion; the closure test across counts does not
+  // decide it, so it is never claimed for every count.
+  Finding verdict{counts.verdict, counts.reason};
+  if (options.deadlock && threads.every_count_from_first) {
+    verdict = Combine(verdict, {Verdict::kUnknown,
+                                "deadlock freedom is proved for one thread count at a time (by "
+                                "exhaustion), not for every count: give --threads N"});
+  }
+  if (verdict.verdict == Verdict::kViolation && threads.every_count_from_first) {
+    verdict.reason += ", at " + std::to_string(report.last().threads) + " threads";
+  }
+  report.verdict = verdict.verdict;
+  report.reason = verdict.reason;
+  if (threads.every_count_from_first && verdict.verdict == Verdict::kSafe) {
+    // The set the closure across counts was decided for (the last count's, equal to the one
+    // before it).
+    run::CountRun& last_run = report.runs.back();
+    last_run.certificate =
+        PredicatesCertificate({request.digest, threads.first, true, false, "every-count",
+                               &final_program, &spec, KeptOf(last_run).abstract_set.get()});
+  }
+  if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
+  if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
+                  counts.verdict == Verdict::kUnknown)) {
+    AddRefinement(*refiner, report);
+  }
+  report.time_s = clock.Seconds();
+  report.svg_title = "druba " + std::string(run::CommandName(options.command)) + " " +
+                     options.model + ", " + std::to_string(report.last().threads) +
+                     " threads, abstraction " + spec.name;
+  return report;
+}
+
+}  // namespace druba::predabs
