@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "common/diagnostics.h"
+#include "drb/parser.h"
 #include "predabs/model.h"
-#include "predabs/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const druba::predabs::Program program = druba::predabs::ParseProgram(text, "fuzz.drb");
+    const druba::drb::Program program = druba::drb::ParseProgram(text, "fuzz.drb");
     const std::uint32_t n = program.NumThreads();
     if (n == 0 || n > 4) return 0;
     druba::predabs::IntModel model(program, n);

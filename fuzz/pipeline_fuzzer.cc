@@ -14,9 +14,9 @@
 #include <string_view>
 
 #include "common/diagnostics.h"
+#include "drb/parser.h"
 #include "front/drb.h"
 #include "fuzz/input_file.h"
-#include "predabs/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 4096) return 0;  // the pipeline's time goes to the solver, not to the reader
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   druba::run::RunOptions options;
   options.model = model;
   try {
-    const druba::predabs::Program program = druba::predabs::ParseProgram(
+    const druba::drb::Program program = druba::drb::ParseProgram(
         std::string_view(reinterpret_cast<const char*>(data), size), model);
     if (program.NumThreads() == 0 || program.NumThreads() > 4) return 0;
     const bool every = size % 2 == 1 && program.templates.size() == 1 && program.symmetric;

@@ -15,13 +15,13 @@
 
 #include "check/drb_every_count.h"
 #include "common/diagnostics.h"
-#include "predabs/parser.h"
+#include "drb/parser.h"
 
 namespace druba::check {
 namespace {
 
-using predabs::Expr;
-using predabs::Program;
+using drb::Expr;
+using drb::Program;
 using Kind = Expr::Kind;
 using Op = Expr::Op;
 
@@ -63,9 +63,9 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
   // Declared types, every thread at one of its template's statements or its end (not failed).
   z3::expr WellFormed(const Sym& s) {
     z3::expr_vector parts(ctx_);
-    const auto typed = [&](const predabs::Variable& v, const z3::expr& x) {
-      if (v.type == predabs::Type::kNat) parts.push_back(x >= 0);
-      if (v.type == predabs::Type::kBool) parts.push_back(x == 0 || x == 1);
+    const auto typed = [&](const drb::Variable& v, const z3::expr& x) {
+      if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
+      if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
     };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
     for (std::uint32_t t = 0; t < n_; ++t) {
@@ -177,7 +177,7 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
 
 // The abstraction of s from thread `view`'s point of view (the tracked locations, each predicate
 // as 0/1, false where its evaluation fails; the failed bit is left out: no state of S may have it).
-std::vector<z3::expr> Alpha(Encoding& enc, const predabs::AbstractionSpec& spec, const Sym& s,
+std::vector<z3::expr> Alpha(Encoding& enc, const drb::AbstractionSpec& spec, const Sym& s,
                             std::uint32_t view) {
   std::vector<z3::expr> out;
   for (const auto& pc : spec.pcs) out.push_back(s.pc[pc.thread.value_or(view)]);
@@ -197,7 +197,7 @@ namespace {
 // S, each state read strictly: a tracked location is one its thread's template has (a statement
 // or its end: under view `every_count` thread 0's), a predicate is 0 or 1, the failed bit 0.
 std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
-                                 const predabs::AbstractionSpec& spec, std::uint32_t n) {
+                                 const drb::AbstractionSpec& spec, std::uint32_t n) {
   const std::size_t width = spec.pcs.size() + spec.predicates.size();
   std::vector<std::uint32_t> template_of;  // per thread, once (not per row)
   for (std::uint32_t k = 0; k < program.templates.size(); ++k) {
@@ -237,7 +237,7 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
 // The solver queries of one check: each must be unsatisfiable.
 class Queries {
  public:
-  Queries(const Program& program, const predabs::AbstractionSpec& spec, std::vector<Abstract> set,
+  Queries(const Program& program, const drb::AbstractionSpec& spec, std::vector<Abstract> set,
           std::uint32_t n, unsigned timeout_ms)
       : program_(program), spec_(spec), set_(std::move(set)), enc_(program, n, ctx_) {
     z3::params params(ctx_);
@@ -354,7 +354,7 @@ class Queries {
   }
 
   const Program& program_;
-  const predabs::AbstractionSpec& spec_;
+  const drb::AbstractionSpec& spec_;
   std::vector<Abstract> set_;
   z3::context ctx_;
   z3::solver solver_{ctx_};
@@ -376,10 +376,9 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
   const bool deadlock = doc.At("deadlock").AsBool();
   const std::uint32_t n = doc.At("threads").AsUInt();
-  const Program program =
-      predabs::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
+  const Program program = drb::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
   // The block must add one abstraction and nothing else (no thread, variable or declaration).
-  const Program model = predabs::ParseProgram(source, file);
+  const Program model = drb::ParseProgram(source, file);
   if (program.abstractions.size() != model.abstractions.size() + 1 ||
       program.statements.size() != model.statements.size() ||
       program.templates.size() != model.templates.size() ||
@@ -396,7 +395,7 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
                      "no abstraction, or a thread count the model does "
                      "not have");
   }
-  const predabs::AbstractionSpec& spec = program.abstractions.back();
+  const drb::AbstractionSpec& spec = program.abstractions.back();
   std::vector<Abstract> set = ReadStates(doc, program, spec, n);
   if (doc.At("digest").AsString() != digest) {
     return fail("digest", "the model is not the one certified");

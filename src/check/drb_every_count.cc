@@ -10,8 +10,8 @@
 namespace druba::check {
 namespace {
 
-using predabs::Expr;
-using predabs::Program;
+using drb::Expr;
+using drb::Program;
 using Kind = Expr::Kind;
 
 // What the encoding cannot state for every thread count.
@@ -33,7 +33,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       : StatementEncoder(p, ctx), thread_(ctx.uninterpreted_sort("Thread")) {}
 
   z3::expr Thread(const std::string& name) { return ctx_.constant(Name(name).c_str(), thread_); }
-  z3::expr Int(const predabs::Int& v) { return ctx_.int_val(v.str().c_str()); }
+  z3::expr Int(const drb::Int& v) { return ctx_.int_val(v.str().c_str()); }
 
   State Fresh(const std::string& tag) {
     const z3::sort array = ctx_.array_sort(thread_, ctx_.int_sort());
@@ -53,9 +53,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   // Declared types; every thread at one of the template's statements or its end.
   z3::expr WellFormed(const State& s) {
     z3::expr_vector parts(ctx_);
-    const auto typed = [&](const predabs::Variable& v, const z3::expr& x) {
-      if (v.type == predabs::Type::kNat) parts.push_back(x >= 0);
-      if (v.type == predabs::Type::kBool) parts.push_back(x == 0 || x == 1);
+    const auto typed = [&](const drb::Variable& v, const z3::expr& x) {
+      if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
+      if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
     };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
     const z3::expr i = Thread("w");
@@ -129,7 +129,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
   // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate whose
   // evaluation fails somewhere, e.g. divides by zero, is false, as in druba's evaluator).
-  std::vector<z3::expr> Alpha(const predabs::AbstractionSpec& spec, const State& s,
+  std::vector<z3::expr> Alpha(const drb::AbstractionSpec& spec, const State& s,
                               const z3::expr& view) {
     std::vector<z3::expr> out;
     for (const auto& tracked : spec.pcs) {
@@ -183,13 +183,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     if (!left && op >= Op::kLt) {
       op = op == Op::kLt ? Op::kGt : op == Op::kLe ? Op::kGe : op == Op::kGt ? Op::kLt : Op::kLe;
     }
-    const auto at_least = [&](const predabs::Int& m) -> z3::expr {
+    const auto at_least = [&](const drb::Int& m) -> z3::expr {
       if (m <= 0) return ctx_.bool_val(true);
       if (m > 64) return ctx_.bool_val(false);  // beyond what a checked count may need
       z3::expr_vector ids(ctx_);
       z3::expr_vector each(ctx_);
       z3::expr body_fail = ctx_.bool_val(false);
-      for (predabs::Int j = 0; j < m; ++j) {
+      for (drb::Int j = 0; j < m; ++j) {
         const z3::expr i = Thread("c");
         bound[c.var] = i;
         ids.push_back(i);
@@ -207,7 +207,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       *fail =
           *fail || z3::exists(i, (c.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
     }
-    const predabs::Int& m = k.value;
+    const drb::Int& m = k.value;
     switch (op) {
       case Op::kGe:
         return Truth(at_least(m));
@@ -236,9 +236,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
 }  // namespace
 
-CheckResult CheckEveryCount(CheckResult r, const Program& program,
-                            const predabs::AbstractionSpec& spec, const std::vector<Abstract>& set,
-                            std::uint32_t min_threads, unsigned timeout_ms) {
+CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
+                            const std::vector<Abstract>& set, std::uint32_t min_threads,
+                            unsigned timeout_ms) {
   const std::string counts = fmt::format("every count >= {}", min_threads);
   if (!program.symmetric || !spec.symmetric) {
     return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");

@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "check/cpds_check.h"
-#include "predabs/ast.h"
+#include "drb/ast.h"
 
 namespace druba::check {
 
 // `set`: the abstract states (tracked locations, then predicates as 0/1). `r` holds what passed
 // before (digest). A program or predicate the encoding cannot state for every count (a `count`
 // quantifier, `self` or a bound thread used as a number) is invalid ("unsupported"), never valid.
-CheckResult CheckEveryCount(CheckResult r, const predabs::Program& program,
-                            const predabs::AbstractionSpec& spec,
+CheckResult CheckEveryCount(CheckResult r, const drb::Program& program,
+                            const drb::AbstractionSpec& spec,
                             const std::vector<std::vector<std::uint32_t>>& set,
                             std::uint32_t min_threads, unsigned timeout_ms);
 

@@ -8,16 +8,16 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
-#include "predabs/ast.h"
-#include "predabs/parser.h"
+#include "drb/ast.h"
+#include "drb/parser.h"
 
 namespace druba::check {
 namespace {
 
-using predabs::Expr;
-using predabs::Instr;
-using predabs::Int;
-using predabs::Program;
+using drb::Expr;
+using drb::Instr;
+using drb::Int;
+using drb::Program;
 using Row = std::vector<std::int64_t>;  // shared values, then per thread: location, locals
 
 struct RuntimeError {};  // inside a statement: the thread fails
@@ -39,7 +39,7 @@ class Interpreter {
   }
   std::size_t Width() const { return p_.shared.size() + std::size_t{n_} * Stride(); }
   std::size_t Pc(std::uint32_t t) const { return p_.shared.size() + t * Stride(); }
-  const predabs::ThreadTemplate& TemplateOf(std::uint32_t t) const {
+  const drb::ThreadTemplate& TemplateOf(std::uint32_t t) const {
     return p_.templates[template_of_[t]];
   }
 
@@ -146,7 +146,7 @@ class Interpreter {
         }
       }
       slots.push_back(x.local ? Pc(owner) + 1 + element : element);
-      if (var.type == predabs::Type::kNat && values[i] < 0) throw RuntimeError{};
+      if (var.type == drb::Type::kNat && values[i] < 0) throw RuntimeError{};
     }
     for (std::size_t i = 0; i < slots.size(); ++i) st[slots[i]] = values[i];
   }
@@ -288,7 +288,7 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
                                         const std::string& source, const std::string& file) {
   ExpectSchema(doc, "drb explicit", {"deadlock", "states"});
   CheckResult r;
-  const Program p = predabs::ParseProgram(source, file);
+  const Program p = drb::ParseProgram(source, file);
   const std::uint32_t n = doc.At("threads").AsUInt();
   if (n == 0 || n > 64 || (p.templates.size() > 1 && n != p.NumThreads())) {
     throw InputError(doc.At("threads").where, "a thread count the model does not have");

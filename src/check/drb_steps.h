@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "predabs/ast.h"
+#include "drb/ast.h"
 
 namespace druba::check {
 
@@ -62,11 +62,11 @@ class StatementEncoder {
   }
 
  protected:
-  using Expr = predabs::Expr;
-  using Instr = predabs::Instr;
+  using Expr = drb::Expr;
+  using Instr = drb::Instr;
   using Op = Expr::Op;
 
-  StatementEncoder(const predabs::Program& p, z3::context& ctx) : p_(p), ctx_(ctx) {}
+  StatementEncoder(const drb::Program& p, z3::context& ctx) : p_(p), ctx_(ctx) {}
 
   z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
   z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
@@ -106,7 +106,7 @@ class StatementEncoder {
     }
   }
 
-  const predabs::Program& p_;
+  const drb::Program& p_;
   z3::context& ctx_;
 
  private:
@@ -144,7 +144,7 @@ class StatementEncoder {
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
       const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
-      if (var.type == predabs::Type::kNat) bad = bad || values[i] < 0;
+      if (var.type == drb::Type::kNat) bad = bad || values[i] < 0;
       if (x.index) {
         indices.push_back(Value(*x.index, path, t, out));
         bad = bad || self().OutOfRange(x, indices.back());

@@ -9,8 +9,8 @@
 #include "common/digest.h"
 #include "common/files.h"
 #include "common/json_reader.h"
+#include "drb/parser.h"
 #include "front/answer.h"
-#include "predabs/parser.h"
 #include "predabs/replay.h"
 #include "predabs/verify.h"
 
@@ -21,7 +21,7 @@ using predabs::DrbOptions;
 using run::RunOptions;
 
 // `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
-run::Outcome Replay(const RunOptions& request, const predabs::Program& program) {
+run::Outcome Replay(const RunOptions& request, const drb::Program& program) {
   const JsonValue doc = ParseJson(ReadFile(request.replay_trace), request.replay_trace);
   const ReplayOutcome done = predabs::ReplayTrace(program, doc, request.replay_trace);
   return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) + " slots, " +
@@ -115,7 +115,7 @@ std::string DrbFrontEnd::CheckUsage(const RunOptions& request) const {
 
 run::Outcome DrbFrontEnd::Run(const RunOptions& given, const run::Sinks& sinks) {
   const std::string source = ReadFile(given.model);
-  const predabs::Program program = predabs::ParseProgram(source, given.model);
+  const drb::Program program = drb::ParseProgram(source, given.model);
   RunOptions options = given;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == run::Command::kReplay) return Replay(options, program);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "explore/state_store.h"
-#include "predabs/ast.h"
+#include "predabs/program.h"
 #include "predabs/refine.h"
 #include "run/report.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "predabs/ast.h"
+#include "predabs/program.h"
 #include "predabs/solver.h"
 
 namespace druba::predabs {

@@ -19,7 +19,7 @@
 #include "common/resources.h"
 #include "explore/model.h"
 #include "explore/state_store.h"
-#include "predabs/ast.h"
+#include "predabs/program.h"
 
 namespace druba::predabs {
 

@@ -46,8 +46,8 @@
 #include "abstraction/abstraction.h"
 #include "common/resources.h"
 #include "explore/state_store.h"
-#include "predabs/ast.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/program.h"
 #include "predabs/solver.h"
 
 namespace druba::predabs {

@@ -7,7 +7,7 @@
 
 #include "common/json_reader.h"
 #include "explore/replay.h"
-#include "predabs/ast.h"
+#include "predabs/program.h"
 
 namespace druba::predabs {
 

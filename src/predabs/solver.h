@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "predabs/ast.h"
+#include "predabs/program.h"
 
 namespace druba::predabs {
 
@@ -83,7 +83,7 @@ class Solver {
   Term Implies(Term a, Term b) { return Apply(Fn::kImplies, {a, b}); }
   Term Lt(Term a, Term b) { return Apply(Fn::kLt, {a, b}); }
   Term Le(Term a, Term b) { return Apply(Fn::kLe, {a, b}); }
-  Term Num(std::int64_t v) { return IntValue(predabs::Int(v)); }
+  Term Num(std::int64_t v) { return IntValue(drb::Int(v)); }
 };
 
 // `timeout_ms` bounds each Check(); a query that runs out of time is kUnknown.

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/resources.h"
-#include "predabs/ast.h"
 #include "predabs/options.h"
+#include "predabs/program.h"
 #include "predabs/refine.h"
 #include "predabs/solver.h"
 #include "predabs/thread_counts.h"

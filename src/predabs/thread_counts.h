@@ -13,8 +13,8 @@
 
 #include "abstraction/verdict.h"
 #include "explore/state_store.h"
-#include "predabs/ast.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/program.h"
 
 namespace druba::predabs {
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "common/resources.h"
-#include "predabs/ast.h"
+#include "predabs/program.h"
 #include "predabs/strategy.h"
 #include "run/report.h"
 

@@ -15,7 +15,7 @@ class Z3Solver final : public Solver {
     solver_.set(params);
   }
 
-  Term IntValue(const predabs::Int& value) override {
+  Term IntValue(const drb::Int& value) override {
     return Add(context_.int_val(value.str().c_str()));
   }
   Term BoolValue(bool value) override { return Add(context_.bool_val(value)); }
@@ -102,8 +102,8 @@ class Z3Solver final : public Solver {
     return SatResult::kUnknown;
   }
   bool ModelBool(Term formula) override { return model_->eval(at(formula), true).is_true(); }
-  predabs::Int ModelInt(Term term) override {
-    return predabs::Int(model_->eval(at(term), true).get_decimal_string(0));
+  drb::Int ModelInt(Term term) override {
+    return drb::Int(model_->eval(at(term), true).get_decimal_string(0));
   }
   std::string ReasonUnknown() override { return solver_.reason_unknown(); }
   std::uint64_t num_checks() const override { return checks_; }

@@ -91,10 +91,10 @@ struct Section {
 };
 
 struct Report {
-  RunOptions options;      // the request, as the kind ran it
-  std::string subject;     // the kind's words after the model's name, e.g. "3 threads, top-1 ..."
-  Json header;             // the kind's fields after "model" (at least "threads")
-  bool per_count = false;  // a text line per thread count run
+  RunOptions options;   // the request, as the kind ran it
+  std::string subject;  // the kind's words after the model's name, e.g. "3 threads, top-1 ..."
+  Json header = Json::object();        // the kind's fields after "model" (at least "threads")
+  bool per_count = false;              // a text line per thread count run
   bool list_abstract = false;          // the abstract states in the text and JSON reports
   Json trace_header = Json::object();  // the kind's fields in a --trace-out file
   Verdict verdict = Verdict::kUnknown;

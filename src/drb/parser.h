@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "predabs/ast.h"
+#include "drb/ast.h"
 
-namespace druba::predabs {
+namespace druba::drb {
 
 Program ParseProgram(std::string_view text, const std::string& file);
 
@@ -16,4 +16,4 @@ Program ParseProgram(std::string_view text, const std::string& file);
 // another thread's: `l` as `l[self_as]`, `self` as `self_as` (refinement lifts atoms so).
 std::string ExprToString(const Program& program, const Expr& expr, const std::string& self_as = "");
 
-}  // namespace druba::predabs
+}  // namespace druba::drb

@@ -1,8 +1,8 @@
 // The .drb parser, expressions: precedence climbing from `=>` down to primaries, quantifiers over
 // threads, and the bounds on nesting and height that keep recursion finite.
-#include "predabs/parser_internal.h"
+#include "drb/parser_internal.h"
 
-namespace druba::predabs::internal {
+namespace druba::drb::internal {
 
 // ---- expressions ----
 
@@ -344,4 +344,4 @@ ExprPtr Parser::ParsePrimary() {
   return e;
 }
 
-}  // namespace druba::predabs::internal
+}  // namespace druba::drb::internal

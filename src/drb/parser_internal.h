@@ -14,10 +14,10 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "common/diagnostics.h"
-#include "predabs/ast.h"
-#include "predabs/parser.h"
+#include "drb/ast.h"
+#include "drb/parser.h"
 
-namespace druba::predabs::internal {
+namespace druba::drb::internal {
 
 struct Token {
   enum class Kind : std::uint8_t { kIdent, kNumber, kPunct, kEnd };
@@ -268,4 +268,4 @@ class Parser {
   bool* asymmetric_ = &code_asymmetric_;
 };
 
-}  // namespace druba::predabs::internal
+}  // namespace druba::drb::internal

@@ -1,11 +1,11 @@
 // The .drb parser, threads: thread templates, labelled statements, blocks and the operations
 // inside them (assignments, assume, assert, if, while, choose, atomic, goto).
-#include "predabs/parser_internal.h"
+#include "drb/parser_internal.h"
 
 #include <algorithm>
 #include <functional>
 
-namespace druba::predabs::internal {
+namespace druba::drb::internal {
 
 // ---- threads ----
 
@@ -457,4 +457,4 @@ ExprPtr Parser::CloneShared(std::uint32_t var, const SourceLocation& where) {
   return e;
 }
 
-}  // namespace druba::predabs::internal
+}  // namespace druba::drb::internal

@@ -1,11 +1,11 @@
-#include "predabs/parser.h"
+#include "drb/parser.h"
 
 #include <functional>
 #include <utility>
 
-#include "predabs/parser_internal.h"
+#include "drb/parser_internal.h"
 
-namespace druba::predabs {
+namespace druba::drb {
 namespace internal {
 
 // ---- tokens ----
@@ -400,4 +400,4 @@ Program ParseProgram(std::string_view text, const std::string& file) {
   return internal::Parser(lines, file).Run();
 }
 
-}  // namespace druba::predabs
+}  // namespace druba::drb

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "predabs/parser_internal.h"
+#include "drb/parser_internal.h"
 
-namespace druba::predabs::internal {
+namespace druba::drb::internal {
 namespace {
 
 // The message for the character `rest` starts with: a UTF-8 character whole, with its code
@@ -141,4 +141,4 @@ std::vector<Token> Lex(std::string_view text, const std::string& file) {
   return Lexer(text, file).Run();
 }
 
-}  // namespace druba::predabs::internal
+}  // namespace druba::drb::internal

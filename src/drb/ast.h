@@ -14,7 +14,7 @@
 
 #include "common/diagnostics.h"
 
-namespace druba::predabs {
+namespace druba::drb {
 
 using Int = boost::multiprecision::cpp_int;
 
@@ -168,4 +168,4 @@ struct Program {
   std::string PcName(std::uint32_t pc) const;
 };
 
-}  // namespace druba::predabs
+}  // namespace druba::drb

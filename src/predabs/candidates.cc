@@ -1,0 +1,280 @@
+// The candidate predicates of refinement, read off the program's text (refine.h,
+// CandidatePredicates): the atoms of its conditions, its Boolean variables, variables at their
+// initial value, comparisons of two integer variables, index ranges of the arrays it indexes at run
+// time, and (one thread template) the same atoms over the other threads.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "predabs/program.h"
+#include "predabs/refine.h"
+
+namespace druba::predabs {
+namespace {
+
+using Kind = Expr::Kind;
+using Op = Expr::Op;
+
+// A predicate over the executing thread's state, rendered for any thread: `text(self_as)`
+// writes it from the point of view of the thread named `self_as` ("" for self).
+struct Atom {
+  std::function<std::string(const std::string&)> text;
+  std::vector<std::uint32_t> locals;  // the thread's own locals it reads
+  bool liftable = false;              // no quantifier, no location, no `self`, no fixed index
+};
+
+void Walk(const Expr& e, const std::function<void(const Expr&)>& visit) {
+  visit(e);
+  for (const ExprPtr& arg : e.args) Walk(*arg, visit);
+}
+
+Atom ExprAtom(const Program& program, const Expr& e) {
+  Atom atom;
+  atom.liftable = true;
+  Walk(e, [&](const Expr& x) {
+    if (x.kind == Kind::kLocal && x.args.empty()) atom.locals.push_back(x.var);
+    if (x.kind == Kind::kLocal && !x.args.empty()) atom.liftable = false;
+    // A local array's element is the thread's own: no other thread's can be named.
+    if (x.kind == Kind::kLocalElement ||
+        (x.kind == Kind::kLocal && program.locals[x.var].name.find('[') != std::string::npos)) {
+      atom.liftable = false;
+    }
+    if (x.kind == Kind::kPc || x.kind == Kind::kSelf || x.kind == Kind::kForall ||
+        x.kind == Kind::kExists || x.kind == Kind::kCount || x.kind == Kind::kBound) {
+      atom.liftable = false;
+    }
+  });
+  atom.text = [&program, &e](const std::string& self_as) {
+    if (e.kind != Kind::kBinary) return ExprToString(program, e, self_as);
+    const std::string a = ExprToString(program, *e.args[0], self_as);
+    const std::string b = ExprToString(program, *e.args[1], self_as);
+    switch (e.op) {
+      case Op::kEq:
+      case Op::kNe:
+        return a + " == " + b;
+      case Op::kLt:
+      case Op::kGe:
+        return a + " < " + b;
+      case Op::kGt:
+      case Op::kLe:
+        return b + " < " + a;
+      default:
+        return ExprToString(program, e, self_as);
+    }
+  };
+  return atom;
+}
+
+// The Boolean atoms of a condition: below negations and connectives, not into quantifiers.
+void ConditionAtoms(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.kind == Kind::kUnary && e.op == Op::kNot) return ConditionAtoms(*e.args[0], out);
+  if (e.kind == Kind::kBinary && (e.op == Op::kAnd || e.op == Op::kOr || e.op == Op::kImplies)) {
+    ConditionAtoms(*e.args[0], out);
+    ConditionAtoms(*e.args[1], out);
+    return;
+  }
+  if (e.kind == Kind::kBool || e.kind == Kind::kNumber) return;
+  if (e.sort == Sort::kBool) out.push_back(&e);
+}
+
+void BodyAtoms(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
+  for (const Instr& op : body) {
+    if (op.kind == Instr::Kind::kAssume || op.kind == Instr::Kind::kAssert ||
+        op.kind == Instr::Kind::kIf) {
+      ConditionAtoms(*op.exprs[0], out);
+    }
+    if (op.kind == Instr::Kind::kAssign) {
+      for (const ExprPtr& rhs : op.exprs) {
+        if (rhs->sort == Sort::kBool) ConditionAtoms(*rhs, out);
+      }
+    }
+    for (const std::vector<Instr>& block : op.blocks) BodyAtoms(block, out);
+  }
+}
+
+bool Reads(const Expr& e, std::uint32_t local) {
+  bool found = false;
+  Walk(e, [&](const Expr& x) {
+    found = found || (x.kind == Kind::kLocal && x.args.empty() && x.var == local);
+  });
+  return found;
+}
+
+// The labels of the statements that give `local` a value before reading it: there the value a
+// thread holds is stale.
+std::vector<std::string> DeadAt(const Program& program, std::uint32_t local) {
+  std::vector<std::string> out;
+  for (const Statement& st : program.statements) {
+    if (st.body.empty() || st.body[0].kind != Instr::Kind::kAssign || st.label[0] == '@') continue;
+    const Instr& op = st.body[0];
+    const bool writes = std::any_of(op.targets.begin(), op.targets.end(),
+                                    [&](const auto& t) { return t.local && t.var == local; });
+    const bool reads = std::any_of(op.exprs.begin(), op.exprs.end(),
+                                   [&](const ExprPtr& rhs) { return Reads(*rhs, local); });
+    if (writes && !reads) out.push_back(st.label);
+  }
+  return out;
+}
+
+// A bound variable's name that no variable or label of the program uses.
+std::string BinderName(const Program& program) {
+  absl::flat_hash_set<std::string> used;
+  for (const Variable& v : program.shared) used.insert(v.name);
+  for (const Variable& v : program.locals) used.insert(v.name);
+  for (const Statement& st : program.statements) used.insert(st.label);
+  for (const char* name : {"i", "j", "k", "i1", "j1", "k1"}) {
+    if (!used.contains(name)) return name;
+  }
+  return "i_refine";
+}
+
+// The data atoms: condition atoms, Boolean variables, variables at their initial value, and
+// comparisons of two integer variables.
+std::vector<Atom> DataAtoms(const Program& program) {
+  std::vector<Atom> atoms;
+  std::vector<const Expr*> conditions;
+  for (const Statement& st : program.statements) BodyAtoms(st.body, conditions);
+  atoms.reserve(conditions.size());
+  for (const Expr* e : conditions) atoms.push_back(ExprAtom(program, *e));
+  struct Var {
+    std::string name;
+    bool local;
+    std::uint32_t index;
+    const Variable* decl;
+  };
+  std::vector<Var> ints;
+  const auto add_vars = [&](const std::vector<Variable>& vars, bool local) {
+    for (std::uint32_t i = 0; i < vars.size(); ++i) {
+      const auto name = [&vars, i, local](const std::string& self_as) {
+        return vars[i].name + (local && !self_as.empty() ? "[" + self_as + "]" : "");
+      };
+      const std::vector<std::uint32_t> locals =
+          local ? std::vector<std::uint32_t>{i} : std::vector<std::uint32_t>{};
+      if (vars[i].type == Type::kBool) {
+        atoms.push_back({name, locals, true});
+        continue;
+      }
+      ints.push_back({vars[i].name, local, i, &vars[i]});
+      const std::string init = vars[i].init.str();
+      atoms.push_back(
+          {[name, init](const std::string& s) { return name(s) + " == " + init; }, locals, true});
+    }
+  };
+  add_vars(program.shared, false);
+  add_vars(program.locals, true);
+  for (std::size_t a = 0; a < ints.size(); ++a) {
+    for (std::size_t b = a + 1; b < ints.size(); ++b) {
+      const Var x = ints[a];
+      const Var y = ints[b];
+      const auto name = [](const Var& v, const std::string& s) {
+        return v.name + (v.local && !s.empty() ? "[" + s + "]" : "");
+      };
+      std::vector<std::uint32_t> locals;
+      if (x.local) locals.push_back(x.index);
+      if (y.local) locals.push_back(y.index);
+      for (const char* op : {" == ", " < "}) {
+        atoms.push_back(
+            {[=](const std::string& s) { return name(x, s) + op + name(y, s); }, locals, true});
+      }
+      atoms.push_back(
+          {[=](const std::string& s) { return name(y, s) + " < " + name(x, s); }, locals, true});
+    }
+  }
+  return atoms;
+}
+
+// The forms over the other threads (one thread template only).
+void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
+                      std::vector<std::string>& out) {
+  const std::string j = BinderName(program);
+  std::vector<std::string> places;
+  for (const Statement& st : program.statements) {
+    if (st.label[0] != '@') places.push_back(st.label);
+  }
+  places.emplace_back("end");
+  for (const std::string& label : places) {
+    out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1}", j, label));
+  }
+  const auto guard = [&](const std::vector<std::uint32_t>& locals) {
+    std::set<std::string> labels;
+    for (const std::uint32_t l : locals) {
+      for (const std::string& label : DeadAt(program, l)) labels.insert(label);
+    }
+    std::string text;
+    for (const std::string& label : labels) text += fmt::format("pc[{}] == {} || ", j, label);
+    return text;
+  };
+  for (const Atom& atom : atoms) {
+    if (!atom.liftable || atom.locals.empty()) continue;
+    const std::string lifted = atom.text(j);
+    const std::string g = guard(atom.locals);
+    out.push_back(fmt::format("forall {}: {}", j, lifted));
+    if (!g.empty()) out.push_back(fmt::format("forall {} != self: {}{}", j, g, lifted));
+    out.push_back(fmt::format("forall {} != self: {}!({})", j, g, lifted));
+  }
+  // Every other thread's assertion holds where it is made.
+  for (const Statement& st : program.statements) {
+    if (st.label[0] == '@') continue;
+    for (const Instr& op : st.body) {
+      if (op.kind != Instr::Kind::kAssert) continue;
+      if (!ExprAtom(program, *op.exprs[0]).liftable) continue;
+      out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1} || {2}", j, st.label,
+                                ExprToString(program, *op.exprs[0], j)));
+    }
+  }
+  for (std::uint32_t l = 0; l < program.locals.size(); ++l) {
+    if (program.locals[l].type == Type::kBool) continue;
+    const std::string& y = program.locals[l].name;
+    out.push_back(fmt::format("forall {0} != self: {1}{2} != {2}[{0}]", j, guard({l}), y));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// "the index is inside the array" for every element of a fixed-size array the code picks at run
+// time: the abstraction must know it where the program never fails on it.
+void IndexRanges(const Program& program, const std::vector<Instr>& body,
+                 std::vector<std::string>& out) {
+  const auto range = [&](const Expr& index, std::uint32_t size) {
+    const std::string e = ExprToString(program, index);
+    out.push_back("0 <= " + e + " && " + e + " < " + std::to_string(size));
+  };
+  const auto visit = [&](const Expr& x) {
+    if (x.kind == Kind::kSharedElement || x.kind == Kind::kLocalElement) {
+      range(*x.args[0], static_cast<std::uint32_t>(x.value));
+    }
+  };
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) Walk(*e, visit);
+    for (const Instr::Target& t : op.targets) {
+      if (t.index && t.size > 0) range(*t.index, t.size);
+    }
+    for (const std::vector<Instr>& block : op.blocks) IndexRanges(program, block, out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> CandidatePredicates(const Program& program) {
+  const std::vector<Atom> atoms = DataAtoms(program);
+  std::vector<std::string> out;
+  out.reserve(atoms.size());
+  for (const Atom& atom : atoms) out.push_back(atom.text(""));
+  for (const Statement& st : program.statements) IndexRanges(program, st.body, out);
+  if (program.templates.size() == 1) OtherThreadForms(program, atoms, out);
+  std::vector<std::string> unique;
+  absl::flat_hash_set<std::string> seen;
+  for (std::string& text : out) {
+    if (seen.insert(text).second) unique.push_back(std::move(text));
+  }
+  return unique;
+}
+
+}  // namespace druba::predabs
