@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "predabs/model.h"
-#include "predabs/parser.h"
+#include "predabs/program.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "drb/parser.h"
 #include "predabs/model.h"
-#include "predabs/parser.h"
 
 namespace druba::predabs {
 namespace {

@@ -1,0 +1,141 @@
+// Differential tests of the certificate checker (src/check) against druba's model and proofs:
+// explicit certificates against the model's semantics; the certificates of random proofs valid, and
+// with a state dropped invalid.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "abstraction/driver.h"
+#include "abstraction/upper_bound.h"
+#include "check/drb_check.h"
+#include "check/drb_explicit.h"
+#include "common/diagnostics.h"
+#include "common/json_reader.h"
+#include "predabs/brute_force.h"
+#include "predabs/certificate.h"
+#include "predabs/describer.h"
+#include "predabs/encoder.h"
+#include "predabs/model.h"
+#include "predabs/predicate_abstraction.h"
+#include "predabs/program.h"
+#include "predabs/refine.h"
+#include "predabs/run_hooks.h"
+#include "predabs/solver.h"
+#include "predabs/strategy.h"
+#include "predabs/thread_counts.h"
+#include "support/random_drb.h"
+#include "support/sweep.h"
+
+namespace druba::predabs {
+namespace {
+
+// The certificate checker's interpreter (src/check/drb_explicit.cc) against this model's
+// semantics: the reachable states without a failed thread, written as an explicit certificate,
+// must be valid exactly when no failure is reachable (else the checker must find the failing
+// step), and with any one state but the initial dropped the checker must find it missing.
+TEST(PredabsTest, ExplicitCertificatesAgreeWithTheModel) {
+  Generator gen(29);
+  std::size_t valid = 0;
+  std::size_t failing = 0;
+  for (int round = 0; round < testing::Sweep(300); ++round) {
+    gen.SetStructured(round % 2 == 0);
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 3, round % 2 == 0, 1 + round % 2, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    States safe_part;
+    bool fails = false;
+    for (const auto& s : Reachable(model)) {
+      const bool failed = model.AnyThreadFailed(StateView(s));
+      fails = fails || failed;
+      if (!failed) safe_part.push_back(s);
+    }
+    const auto certificate = [&](std::size_t drop) {
+      std::string rows;
+      for (std::size_t i = 0; i < safe_part.size(); ++i) {
+        if (i == drop) continue;
+        rows += rows.empty() ? "[" : ",[";
+        for (std::size_t w = 0; w < safe_part[i].size(); ++w) {
+          const bool pc = w >= program.shared.size() &&
+                          (w - program.shared.size()) % (1 + program.locals.size()) == 0;
+          rows += (w == 0 ? "" : ",") + (pc ? std::to_string(safe_part[i][w])
+                                            : model.values().Decode(safe_part[i][w]).str());
+        }
+        rows += "]";
+      }
+      const std::string json =
+          R"({"druba_certificate": 1, "kind": "drb explicit", "digest": "d", "proof": "exhausted", )"
+          R"("threads": )" +
+          std::to_string(n) + R"(, "deadlock": false, "states": [)" + rows + "]}";
+      return check::CheckDrbExplicitCertificate(ParseJson(json, "c.json"), "d", text, "random.drb");
+    };
+    const check::CheckResult whole = certificate(safe_part.size());
+    EXPECT_EQ(whole.valid, !fails) << text << whole.failed << ": " << whole.example;
+    if (fails) {
+      EXPECT_EQ(whole.failed, "closure") << text << whole.example;
+    }
+    valid += whole.valid;
+    failing += fails;
+    // BFS order: state 0 is the initial one.
+    if (safe_part.size() > 1) {
+      const check::CheckResult dropped = certificate(1 + round % (safe_part.size() - 1));
+      EXPECT_FALSE(dropped.valid) << text;
+      EXPECT_EQ(dropped.failed, "closure") << text << dropped.example;
+    }
+  }
+  std::fprintf(stderr, "ExplicitCertificates: %zu valid, %zu with a reachable failure\n", valid,
+               failing);
+  EXPECT_GT(valid, testing::AtLeastU(60));
+  EXPECT_GT(failing, testing::AtLeastU(30));
+}
+
+// The certificate of every plateau or sandwich proof of a random program is checked valid by the
+// independent checker (src/check/drb_check.cc, its own SMT encoding), and with one abstract state
+// dropped it is not: druba's encoder and the checker's agree on the programs druba proves.
+TEST(PredabsTest, CertificatesOfRandomProofsAreValid) {
+  Generator gen(31);
+  std::size_t checked = 0;
+  for (int round = 0; round < testing::Sweep(80); ++round) {
+    gen.SetStructured(round % 2 == 0);
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text =
+        gen.Program(n, 3 + round % 2, round % 2 == 0, 1 + round % 3, round % 3 != 2);
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+    const RunResult result = run.Verify();
+    if (result.verdict != Verdict::kSafe || result.proof == Proof::kExhausted) continue;
+    const StateStore& set = run.abstract_states();
+    const auto check = [&](const StateStore& claimed) {
+      const std::string certificate = PredicatesCertificate(
+          {"d", n, false, false, "plateau", &program, &program.abstractions[0], &claimed});
+      return check::CheckDrbCertificate(ParseJson(certificate, "c.json"), "d", text, "random.drb");
+    };
+    const check::CheckResult whole = check(set);
+    EXPECT_TRUE(whole.valid) << text << whole.failed << ": " << whole.example;
+    ++checked;
+    // Dropping a state other than the initial one (the first found) breaks closure.
+    if (set.size() > 1) {
+      const check::CheckResult dropped =
+          check(*CopyStore(set, static_cast<std::uint32_t>(1 + round % (set.size() - 1))));
+      EXPECT_FALSE(dropped.valid) << text;
+      EXPECT_EQ(dropped.failed, "closure") << text << dropped.example;
+    }
+  }
+  std::fprintf(stderr, "CertificatesOfRandomProofs: %zu proofs checked\n", checked);
+  EXPECT_GT(checked, testing::AtLeastU(15));
+}
+
+}  // namespace
+}  // namespace druba::predabs

@@ -1,0 +1,107 @@
+// Brute force for the .drb tests: every reachable state under free scheduling, abstract sets,
+// store copies, a symbolic state pinned to a concrete one, and a verdict judged against them.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "abstraction/driver.h"
+#include "explore/free_search.h"
+#include "explore/state_store.h"
+#include "predabs/encoder.h"
+#include "predabs/model.h"
+#include "predabs/predicate_abstraction.h"
+
+namespace druba::predabs {
+
+using States = std::vector<std::vector<Word>>;
+
+// Every state reachable under free scheduling.
+inline States Reachable(IntModel& model) {
+  States out;
+  BreadthFirst(model, [&](const std::vector<Word>& state, std::size_t /*depth*/) {
+    out.push_back(state);
+    return false;
+  });
+  return out;
+}
+
+inline std::set<std::vector<Word>> AbstractSet(const PredicateAbstraction& abs,
+                                               const States& states) {
+  std::set<std::vector<Word>> out;
+  std::vector<Word> a(abs.width());
+  for (const auto& s : states) {
+    abs.Abstract(StateView(s), std::span<Word>(a));
+    out.insert(a);
+  }
+  return out;
+}
+
+inline std::set<std::vector<Word>> StoreSet(const StateStore& store) {
+  std::set<std::vector<Word>> out;
+  for (std::uint32_t id = 0; id < store.size(); ++id) {
+    out.emplace(store.Get(id).begin(), store.Get(id).end());
+  }
+  return out;
+}
+
+// A copy of `store` (without state `drop`, when given).
+inline std::unique_ptr<StateStore> CopyStore(const StateStore& store,
+                                             std::optional<std::uint32_t> drop = std::nullopt) {
+  auto out = std::make_unique<StateStore>(store.width());
+  for (std::uint32_t id = 0; id < store.size(); ++id) {
+    if (id != drop) out->FindOrInsert(store.Get(id));
+  }
+  return out;
+}
+
+// Pins a symbolic state of a fixed-count program to a concrete one.
+inline Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateView state) {
+  Solver& s = enc.solver();
+  std::vector<Term> parts;
+  const Program& p = model.program();
+  for (std::size_t v = 0; v < p.shared.size(); ++v) {
+    parts.push_back(s.Eq(sym.shared[v], s.IntValue(model.values().Decode(state[v]))));
+  }
+  for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+      parts.push_back(s.Eq(s.Select(sym.locals[v], s.Num(t)),
+                           s.IntValue(model.values().Decode(state[model.LocalSlot(t, v)]))));
+    }
+    parts.push_back(s.Eq(s.Select(sym.pc, s.Num(t)), s.Num(state[model.PcSlot(t)])));
+  }
+  return s.And(parts);
+}
+
+// Verifies `program` with `n` threads (the default: exhaustion after a failed closure test) and
+// holds the answer against brute force: a safe set is exactly the abstraction of the reachable
+// states, a violation is real. Returns the verdict and whether a failure is reachable.
+inline std::pair<Verdict, bool> JudgeAgainstBruteForce(const Program& program, std::uint32_t n,
+                                                       const std::string& text) {
+  IntModel model(program, n);
+  const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+  PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+  const RunResult result = run.Verify();
+  IntModel brute_model(program, n);
+  const auto truth = AbstractSet(abs, Reachable(brute_model));
+  const bool fails =
+      std::any_of(truth.begin(), truth.end(), [](const auto& a) { return a.back() != 0; });
+  if (result.verdict == Verdict::kSafe) {
+    EXPECT_FALSE(fails) << text;
+    EXPECT_EQ(StoreSet(run.abstract_states()), truth) << text;
+  }
+  if (result.verdict == Verdict::kViolation) {
+    EXPECT_TRUE(fails) << text;
+  }
+  return {result.verdict, fails};
+}
+
+}  // namespace druba::predabs

@@ -1,0 +1,194 @@
+// Differential tests of the solver encoding against the interpreter, and the solver's respect
+// verdicts against brute force over small values.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "abstraction/driver.h"
+#include "abstraction/upper_bound.h"
+#include "check/drb_check.h"
+#include "check/drb_explicit.h"
+#include "common/diagnostics.h"
+#include "common/json_reader.h"
+#include "predabs/certificate.h"
+#include "predabs/describer.h"
+#include "predabs/encoder.h"
+#include "predabs/model.h"
+#include "predabs/program.h"
+#include "predabs/predicate_abstraction.h"
+#include "predabs/refine.h"
+#include "predabs/run_hooks.h"
+#include "predabs/solver.h"
+#include "predabs/strategy.h"
+#include "predabs/thread_counts.h"
+#include "support/random_drb.h"
+#include "support/sweep.h"
+#include "predabs/brute_force.h"
+
+namespace druba::predabs {
+namespace {
+
+TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
+  Generator gen(7, /*division=*/true);
+  std::mt19937 rng(11);
+  std::size_t compared = 0;
+  std::size_t enabled = 0;
+  std::size_t failures = 0;  // steps into the error location (assertions, division by zero)
+  for (int round = 0; round < testing::Sweep(120); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
+    IntModel model(program, n);
+    const States reachable = Reachable(model);
+    auto solver = MakeZ3Solver(5000);
+    Encoder enc(program, *solver);
+    const ThreadCount count = enc.Fixed(n);
+    for (int sample = 0; sample < 6; ++sample) {
+      const auto& state =
+          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
+      for (std::uint32_t t = 0; t < n; ++t) {
+        const Word pc = state[model.PcSlot(t)];
+        if (pc >= program.statements.size()) continue;
+        States expected;
+        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t action, StateView s) {
+          EXPECT_EQ(action, pc);
+          if (s[model.PcSlot(t)] == program.error_pc) ++failures;
+          expected.emplace_back(s.begin(), s.end());
+        });
+        const SymState pre = enc.FreshState("pre", count);
+        const SymState post = enc.FreshState("post", count);
+        const Term pinned = Pin(enc, pre, model, StateView(state));
+        // Enabledness.
+        solver->Push();
+        solver->Assert(pinned);
+        solver->Assert(enc.Enabled(pc, solver->Num(t), pre, count));
+        EXPECT_EQ(solver->Check(), expected.empty() ? SatResult::kUnsat : SatResult::kSat)
+            << program.statements[pc].text;
+        solver->Pop();
+        // Every interpreter successor satisfies the step relation, and nothing else does.
+        const Term step = enc.Step(pc, solver->Num(t), pre, post, count);
+        std::vector<Term> outcomes;
+        for (const auto& succ : expected) {
+          const Term is = Pin(enc, post, model, StateView(succ));
+          outcomes.push_back(is);
+          solver->Push();
+          solver->Assert(pinned);
+          solver->Assert(step);
+          solver->Assert(is);
+          EXPECT_EQ(solver->Check(), SatResult::kSat)
+              << program.statements[pc].text << " to " << model.DescribeState(StateView(succ));
+          solver->Pop();
+        }
+        solver->Push();
+        solver->Assert(pinned);
+        solver->Assert(step);
+        solver->Assert(solver->Not(solver->Or(outcomes)));
+        EXPECT_EQ(solver->Check(), SatResult::kUnsat)
+            << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
+        solver->Pop();
+        ++compared;
+        if (!expected.empty()) ++enabled;
+      }
+    }
+  }
+  std::fprintf(stderr, "Encoder: %zu steps compared, %zu enabled, %zu into the error location\n",
+               compared, enabled, failures);
+  EXPECT_GT(compared, testing::AtLeastU(500));
+  EXPECT_GT(enabled, testing::AtLeastU(250));
+  EXPECT_GT(failures, testing::AtLeastU(40));
+}
+
+// All states of a 2-thread program with values in {0, 1, 2} and locations in range.
+States SmallStates(const IntModel& model) {
+  const Program& p = model.program();
+  const std::uint32_t locations = p.templates[0].size + 1;
+  const Word end = p.templates[0].end_pc;
+  States out;
+  std::vector<Word> s(model.state_width());
+  const std::size_t slots = model.state_width();
+  std::vector<std::uint32_t> digit(slots, 0);
+  for (;;) {
+    for (std::size_t i = 0; i < slots; ++i) s[i] = digit[i];
+    bool valid = true;
+    std::vector<Word> state(slots);
+    for (std::size_t v = 0; v < p.shared.size(); ++v) state[v] = static_cast<Word>(digit[v]) << 1;
+    for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+      const std::size_t pc = model.PcSlot(t);
+      state[pc] = digit[pc] + 1 == locations ? end : digit[pc];
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        const std::size_t slot = model.LocalSlot(t, v);
+        state[slot] = static_cast<Word>(digit[slot]) << 1;
+      }
+    }
+    if (valid) out.push_back(state);
+    std::size_t i = 0;
+    for (; i < slots; ++i) {
+      const bool is_pc = i >= p.shared.size() && (i - p.shared.size()) % (1 + p.locals.size()) == 0;
+      const std::uint32_t base = is_pc ? locations : 3;
+      if (++digit[i] < base) break;
+      digit[i] = 0;
+    }
+    if (i == slots) return out;
+  }
+}
+
+TEST(PredabsTest, RespectAgreesWithBruteForceOverSmallValues) {
+  Generator gen(23);
+  std::size_t respects = 0;
+  std::size_t brute_disrespects = 0;
+  for (int round = 0; round < testing::Sweep(80); ++round) {
+    const Program program = ParseProgram(gen.Program(2, 3, false, 2, round % 2 == 0), "r.drb");
+    IntModel model(program, 2);
+    const PredicateAbstraction abs(model, program.abstractions[0], 5000);
+    const States states = SmallStates(model);
+    std::vector<Word> a(abs.width());
+    std::vector<Word> b(abs.width());
+    for (const ActionClass& c : abs.Classes()) {
+      const std::uint32_t thread = c.other ? 1 : c.thread;
+      // Abstraction of the state -> abstractions of its total successors under c.
+      std::map<std::vector<Word>, std::set<std::vector<Word>>> image;
+      for (const auto& s : states) {
+        abs.Abstract(StateView(s), std::span<Word>(a));
+        auto& out = image[a];
+        bool any = false;
+        if (s[model.PcSlot(thread)] == c.stmt) {
+          model.ForEachSuccessor(StateView(s), thread, [&](std::uint32_t, StateView succ) {
+            any = true;
+            abs.Abstract(succ, std::span<Word>(b));
+            out.insert(b);
+          });
+        }
+        if (!any) out.insert(a);
+      }
+      const bool brute_respects = std::all_of(image.begin(), image.end(),
+                                              [](const auto& kv) { return kv.second.size() == 1; });
+      if (c.respects) {
+        ++respects;
+        EXPECT_TRUE(brute_respects)
+            << "the solver says statement " << program.statements[c.stmt].text << " by thread "
+            << thread << " respects the abstraction, brute force disagrees";
+      }
+      if (!brute_respects) {
+        ++brute_disrespects;
+        EXPECT_FALSE(c.respects);
+      }
+    }
+  }
+  std::fprintf(stderr,
+               "Respect: %zu solver-respecting actions confirmed, %zu brute-force "
+               "disrespects matched\n",
+               respects, brute_disrespects);
+  EXPECT_GT(respects, testing::AtLeastU(40));
+  EXPECT_GT(brute_disrespects, testing::AtLeastU(40));
+}
+
+}  // namespace
+}  // namespace druba::predabs

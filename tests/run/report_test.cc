@@ -1,0 +1,100 @@
+// The kind-free report (src/run/report.h) on hand-made runs: a kind's sections go where they say
+// (before or after the verdict in the text, in order after "runs" in the JSON), the kind's list
+// of disrespecting actions replaces the run's, its `next:` line replaces the generic one, and the
+// output files are written from the report alone.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "run/front_end.h"
+#include "run/report.h"
+
+namespace druba::run {
+namespace {
+
+Report Unknown() {
+  Report report;
+  report.options.model = "m.x";
+  report.subject = "2 threads";
+  report.verdict = Verdict::kUnknown;
+  report.reason = "the reached abstract states are not closed";
+  CountRun run;
+  run.threads = 2;
+  run.result.verdict = Verdict::kUnknown;
+  run.closure_break = ClosureBreak{"a", "step", "b"};
+  run.disrespecting = {"the run's action"};
+  report.list_abstract = true;
+  report.runs.push_back(run);
+  return report;
+}
+
+TEST(ReportTest, SectionsGoWhereTheKindSays) {
+  Report report = Unknown();
+  report.sections.push_back(
+      {"first", {{"x", 1}}, "before the verdict\n", Section::Place::kBeforeVerdict});
+  report.sections.push_back(
+      {"second", {{"y", 2}}, "after the verdict\n", Section::Place::kAfterVerdict});
+  const std::string text = TextReport(report);
+  const std::size_t before = text.find("before the verdict\n");
+  const std::size_t verdict = text.find("verdict: unknown");
+  const std::size_t after = text.find("after the verdict\n");
+  ASSERT_NE(before, std::string::npos);
+  ASSERT_NE(after, std::string::npos);
+  EXPECT_LT(before, verdict);
+  EXPECT_LT(verdict, after);
+  const std::string json = JsonReport(report);
+  EXPECT_NE(json.find(R"("first":{"x":1},"second":{"y":2})"), std::string::npos) << json;
+}
+
+TEST(ReportTest, TheKindsListAndNextLineReplaceTheGenericOnes) {
+  Report report = Unknown();
+  std::string text = TextReport(report);
+  EXPECT_NE(text.find("actions that disrespect the abstraction:\n  the run's action"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(NextAfterClosureBreak()), std::string::npos) << text;
+  report.disrespecting = std::vector<std::string>{"the kind's action"};
+  report.disrespecting_scope = " across thread counts";
+  report.next = "next: the kind's advice\n";
+  text = TextReport(report);
+  EXPECT_NE(text.find("actions that disrespect the abstraction across thread counts:\n"
+                      "  the kind's action"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("the run's action"), std::string::npos) << text;
+  EXPECT_NE(text.find("next: the kind's advice\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find(NextAfterClosureBreak()), std::string::npos) << text;
+}
+
+TEST(ReportTest, OutputFilesComeFromTheReport) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("druba-report-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       "-" + std::to_string(reinterpret_cast<std::uintptr_t>(&dir)));
+  std::filesystem::create_directories(dir);
+  Report report = Unknown();
+  report.runs.back().abstract_states = {"a", "b"};
+  report.options.dump_abstract = (dir / "dump.txt").string();
+  report.options.certificate = (dir / "cert.json").string();  // not safe: not written
+  EXPECT_TRUE(WriteOutputFiles(report).empty());
+  std::ifstream in(report.options.dump_abstract);
+  std::stringstream dump;
+  dump << in.rdbuf();
+  EXPECT_EQ(dump.str(), DumpHeader(report.verdict, report.reason, Proof::kNone) + "a\nb\n");
+  EXPECT_FALSE(std::filesystem::exists(report.options.certificate));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReportTest, ADisagreeingOptionIsAnInvalidCertificate) {
+  const Outcome o = OptionDisagrees("--threads 3", "for 2 threads");
+  EXPECT_EQ(o.kind, Outcome::Kind::kCertificateInvalid);
+  EXPECT_EQ(o.text,
+            "certificate invalid: options: --threads 3, but the certificate is for 2 "
+            "threads\n");
+}
+
+}  // namespace
+}  // namespace druba::run
