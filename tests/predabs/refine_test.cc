@@ -19,12 +19,13 @@
 #include "check/drb_explicit.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "predabs/brute_force.h"
 #include "predabs/certificate.h"
 #include "predabs/describer.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
-#include "predabs/program.h"
 #include "predabs/predicate_abstraction.h"
+#include "predabs/program.h"
 #include "predabs/refine.h"
 #include "predabs/run_hooks.h"
 #include "predabs/solver.h"
@@ -32,7 +33,6 @@
 #include "predabs/thread_counts.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
-#include "predabs/brute_force.h"
 
 namespace druba::predabs {
 namespace {
