@@ -1,6 +1,6 @@
 // `druba check` for `.drb` certificates (docs/certificates.md): the abstraction block, the thread
 // count and the abstract states S of a `safe` at one thread count. The checker parses the model
-// with the abstraction (the shared reader, src/predabs/parser*) and decides every condition with
+// with the abstraction (the shared reader, src/drb) and decides every condition with
 // an SMT encoding of its own (threads unrolled, quantifiers expanded), so that a defect in the
 // main encoder (src/predabs/encoder.cc) cannot hide behind itself.
 #pragma once

@@ -19,6 +19,7 @@
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/predicate_abstraction.h"
+#include "support/random_drb.h"
 
 namespace druba::predabs {
 
