@@ -70,8 +70,8 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
                    "milliseconds per solver query; a timeout makes the verdict 'unknown' "
                    "(default 20000)");
   group
-      .add_option_function<std::string>(
-          "--refine", [&o](const std::string& v) { o.refine = v == "on"; },
+      .add_option(
+          "--refine", o.refine,
           "verify: when the closure test fails, add a predicate taken from the program that "
           "removes the break and verify again (on, the default); off: the abstraction as given, "
           "the paper's algorithm alone. A proof prints the abstraction that proved it as a "
@@ -123,9 +123,9 @@ run::Outcome DrbFrontEnd::Run(const RunOptions& given, const run::Sinks& sinks) 
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, sinks.interrupted);
   const predabs::SolverLog solver_log = sinks.solver_log;
   const predabs::SolverLog refine_log = sinks.refine_log;
-  const predabs::DrbRequest request{options, options_, source, ContentDigest({source})};
+  const predabs::DrbRequest drb_request{options, options_, source, ContentDigest({source})};
   return {run::Outcome::Kind::kReport,
-          predabs::VerifyReport(request, program, limits,
+          predabs::VerifyReport(drb_request, program, limits,
                                 {solver_log ? &solver_log : nullptr,
                                  refine_log ? &refine_log : nullptr, sinks.progress}),
           "",
