@@ -12,8 +12,8 @@ string(REPLACE "@@" ";" ARGS "${ARGS}")  # lists arrive @@-separated (add_test s
 string(REPLACE "@@" ";" INPUT "${INPUT}")
 get_filename_component(stem "${MODEL}" NAME_WE)
 file(MAKE_DIRECTORY "${WORKDIR}")
-# One file per test: the arguments are part of its name (tests run in parallel).
-string(MAKE_C_IDENTIFIER "${stem}${MUTATE}${ARGS}" name)
+# One file per test: the arguments and inputs are part of its name (tests run in parallel).
+string(MAKE_C_IDENTIFIER "${stem}${MUTATE}${ARGS}${INPUT}" name)
 set(cert "${WORKDIR}/${name}.cert.json")
 string(TIMESTAMP t0 "%s%f")
 execute_process(COMMAND "${DRUBA}" verify "${MODEL}" ${ARGS} ${INPUT} --json --certificate "${cert}"
