@@ -113,10 +113,10 @@ std::string DrbFrontEnd::CheckUsage(const RunOptions& request) const {
          std::to_string(first) + " and " + std::to_string(first + 1) + " threads at least";
 }
 
-run::Outcome DrbFrontEnd::Run(const RunOptions& given, const run::Sinks& sinks) {
-  const std::string source = ReadFile(given.model);
-  const drb::Program program = drb::ParseProgram(source, given.model);
-  RunOptions options = given;
+run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks) {
+  const std::string source = ReadFile(request.model);
+  const drb::Program program = drb::ParseProgram(source, request.model);
+  RunOptions options = request;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == run::Command::kReplay) return Replay(options, program);
   if (options.command == run::Command::kCheck) return Check(options, options_, source);
