@@ -58,6 +58,27 @@ struct KindGroup {
   CLI::Option_group* group;
 };
 
+// --time-limit and --memory-limit.
+void AddLimitOptions(CLI::App* app, RunOptions& o) {
+  // NaN passes a plain >= 0 check; a finite, non-negative number is wanted.
+  const CLI::Validator limit(
+      [](const std::string& value) {
+        try {
+          const double v = std::stod(value);
+          return std::isfinite(v) && v >= 0 ? std::string() : "expects a finite number >= 0";
+        } catch (const std::exception&) {
+          return std::string("expects a number");
+        }
+      },
+      "", "limit");
+  app->add_option("--time-limit", o.time_limit_s,
+                  "stop with 'unknown' after SEC seconds (0, the default: no limit)")
+      ->check(limit);
+  app->add_option("--memory-limit", o.memory_limit_mb,
+                  "stop with 'unknown' above MB resident (0, the default: no limit)")
+      ->check(limit);
+}
+
 // The options of verify and test (and the model argument); each kind's groups are made in turn.
 void AddCommonOptions(CLI::App* app, RunOptions& o) {
   app->add_option("model", o.model, "the model: a CPDS (.pds) or an integer program (.drb)")
@@ -87,29 +108,17 @@ void AddCommonOptions(CLI::App* app, RunOptions& o) {
   app->add_option("--schedule-svg", o.schedule_svg,
                   "draw the path the driver took through the (rounds, delays) plane as SVG")
       ->check(NotEmpty());
+  app->add_option("--trace-svg", o.trace_svg,
+                  "draw a violation's trace as a sequence chart (SVG: a column per thread, a row "
+                  "per statement)")
+      ->check(NotEmpty());
   app->add_flag("--progress", o.progress,
                 "a progress line on stderr about once a second (default when stderr is a "
                 "terminal)");
   app->add_option("--dump-abstract", o.dump_abstract,
                   "write the reached abstract states, one per line, sorted")
       ->check(NotEmpty());
-  // NaN passes a plain >= 0 check; a finite, non-negative number is wanted.
-  const CLI::Validator limit(
-      [](const std::string& value) {
-        try {
-          const double v = std::stod(value);
-          return std::isfinite(v) && v >= 0 ? std::string() : "expects a finite number >= 0";
-        } catch (const std::exception&) {
-          return std::string("expects a number");
-        }
-      },
-      "", "limit");
-  app->add_option("--time-limit", o.time_limit_s,
-                  "stop with 'unknown' after SEC seconds (0, the default: no limit)")
-      ->check(limit);
-  app->add_option("--memory-limit", o.memory_limit_mb,
-                  "stop with 'unknown' above MB resident (0, the default: no limit)")
-      ->check(limit);
+  AddLimitOptions(app, o);
   app->add_option("--jobs", o.jobs,
                   "threads that expand each frontier (default 0: one per core, used while "
                   "measured faster than one); the verdict, the reached states and the trace do "
@@ -197,8 +206,10 @@ void AddCheckOptions(CLI::App* check, RunOptions& options) {
   // options (bounds, modes, limits) do not apply to a check.
   check->footer(
       "check takes the model options of verify (--threads, --top, --deadlock, --init, --spec, "
-      "--target), which must agree with the certificate; verify's search options do not apply");
+      "--target), which must agree with the certificate, and --time-limit and --memory-limit; "
+      "verify's search options do not apply");
   check->add_flag("--deadlock", options.deadlock, "the certificate must claim deadlock freedom");
+  AddLimitOptions(check, options);
 }
 
 // The run commands, each with its kind-free options and every kind's group.
@@ -282,6 +293,8 @@ int Deliver(const run::Outcome& outcome) {
       return exit_code::kSafe;
     case run::Outcome::Kind::kCertificateInvalid:
       return exit_code::kInvalidCertificate;
+    case run::Outcome::Kind::kCheckStopped:
+      return exit_code::kUnknown;
     case run::Outcome::Kind::kReport:
       break;
   }

@@ -7,6 +7,7 @@
 #   exit: 0                                     stdout: REGEX    stderr: REGEX
 #   file: PATH   file-matches: REGEX            no-file: PATH
 #   same-as-expected: PATH   same-as-actual: PATH
+#   prefix: timeout -s TERM 0.3                 (a program that runs druba with its arguments)
 # (labels, setup, requires and needs are read by tests/CMakeLists.txt). ${MODELS}, ${INPUTS},
 # ${WORK} (the build's test directory), ${BENCH} and ${SOURCE} are replaced by their paths.
 #   cmake -DDRUBA=<druba> -DDESC=<file> -DMODELS=.. -DINPUTS=.. -DWORK=.. -DBENCH=.. -DSOURCE=..
@@ -17,7 +18,7 @@ if(DEFINED DESC)
   string(REPLACE ";" "@SEMICOLON@" content "${content}")
   string(REPLACE "\n" ";" lines "${content}")
   set(keys command exit stdout stderr file file-matches no-file same-as-expected same-as-actual
-           labels setup requires needs)
+           labels setup requires needs prefix)
   foreach(line IN LISTS lines)
     if(line STREQUAL "" OR line MATCHES "^#")
       continue()
@@ -41,6 +42,12 @@ if(DEFINED DESC)
   endif()
   string(REPLACE " " ";" ARGS "${desc_command}")
   set(EXIT "${desc_exit}")
+  if(DEFINED desc_prefix)  # e.g. `timeout -s TERM 0.3`: a program that runs druba
+    string(REPLACE " " ";" prefix "${desc_prefix}")
+    list(APPEND prefix "${DRUBA}")
+    list(POP_FRONT prefix DRUBA)
+    list(PREPEND ARGS ${prefix})
+  endif()
   foreach(pair stdout:STDOUT stderr:STDERR file:FILE file-matches:FILE_REGEX no-file:NO_FILE
                same-as-expected:COMPARE_EXPECTED same-as-actual:COMPARE_ACTUAL)
     string(REPLACE ":" ";" pair "${pair}")

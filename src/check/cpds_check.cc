@@ -250,16 +250,12 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
   return "";
 }
 
-}  // namespace
-
-CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string& digest,
-                                 const cpds::Cpds& cpds, const cpds::InitialState& init,
-                                 const std::optional<cpds::TargetPattern>& target) {
-  const JsonValue& doc = certificate;
-  CheckResult r;
-  const auto fail = [&](std::string what, std::string example) {
-    return Invalid(std::move(r), std::move(what), std::move(example));
-  };
+// The claims of a certificate read, one condition after another (see CheckCpdsCertificate).
+template <class Fail>
+CheckResult CheckClaims(const JsonValue& doc, const std::string& digest, const cpds::Cpds& cpds,
+                        const cpds::InitialState& init,
+                        const std::optional<cpds::TargetPattern>& target, LimitWatch* limits,
+                        CheckResult& r, const Fail& fail) {
   ExpectSchema(doc, "cpds top-k",
                {"k", "deadlock", "target", "abstract_states", "below_top", "below_deep"});
   const auto n = static_cast<std::uint32_t>(cpds.threads.size());
@@ -281,6 +277,7 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   if (!c.states.contains(initial)) return fail("initial", Text(initial) + " is not in the set");
   r.passed.push_back(fmt::format("initial ({} threads)", n));
   for (const State& s : c.states) {
+    PollLimits(limits, false);
     if (target && MatchesTarget(*target, s, c)) return fail("property", Text(s) + " is a target");
     if (deadlock && Deadlocked(rules, s, c)) return fail("property", Text(s) + " is deadlocked");
   }
@@ -290,6 +287,7 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   }
   r.passed.emplace_back("relation");
   for (const State& s : c.states) {
+    PollLimits(limits, false);
     for (std::uint32_t t = 0; t < n; ++t) {
       for (const Rule* enabled : rules.Enabled(s, c, t)) {
         const Rule& rule = *enabled;
@@ -306,7 +304,26 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
   }
   r.passed.emplace_back("closure");
   r.valid = true;
-  return r;
+  return std::move(r);
+}
+
+}  // namespace
+
+CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string& digest,
+                                 const cpds::Cpds& cpds, const cpds::InitialState& init,
+                                 const std::optional<cpds::TargetPattern>& target,
+                                 LimitWatch* limits) {
+  const JsonValue& doc = certificate;
+  CheckResult r;
+  const auto fail = [&](std::string what, std::string example) {
+    return Invalid(std::move(r), std::move(what), std::move(example));
+  };
+  try {
+    return CheckClaims(doc, digest, cpds, init, target, limits, r, fail);
+  } catch (const CheckStopped& stopped) {
+    r.stopped = stopped.reason;
+    return r;
+  }
 }
 
 }  // namespace druba::check

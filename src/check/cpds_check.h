@@ -15,6 +15,7 @@
 
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "common/resources.h"
 #include "cpds/cpds.h"
 
 namespace druba::check {
@@ -24,7 +25,29 @@ struct CheckResult {
   std::vector<std::string> passed;  // the conditions checked, in order
   std::string failed;               // the condition that failed (empty when valid)
   std::string example;              // an instance of the failure
+  std::string stopped;  // a limit or a signal ended the check first: neither valid nor invalid
 };
+
+// Thrown where a check polls its limits (--time-limit, --memory-limit, SIGINT/SIGTERM/SIGHUP) and
+// they say stop; each checker's entry point turns it into a result with `stopped` set.
+struct CheckStopped {
+  std::string reason;
+};
+
+// Throws CheckStopped when `limits` (may be null) say the check must end. `every` polls only
+// every few thousand calls (for loops of cheap steps).
+inline void PollLimits(LimitWatch* limits, bool every = true) {
+  if (limits == nullptr) return;
+  const std::optional<std::string> why = every ? limits->Check() : limits->Poll();
+  if (why) throw CheckStopped{*why};
+}
+
+// A solver query's time: its own bound, or less when the time limit comes first (in ms, >= 1).
+inline unsigned QueryTimeoutMs(unsigned timeout_ms, const LimitWatch* limits) {
+  if (limits == nullptr) return timeout_ms;
+  const double left_ms = limits->RemainingSeconds() * 1000 + 1;
+  return left_ms < timeout_ms ? static_cast<unsigned>(std::max(1.0, left_ms)) : timeout_ms;
+}
 
 // `r` with `condition` failed, and an instance of the failure.
 inline CheckResult Invalid(CheckResult r, std::string condition, std::string example) {
@@ -77,6 +100,7 @@ inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
 // texts as `druba verify` computed it. Throws InputError for a malformed certificate.
 CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string& digest,
                                  const cpds::Cpds& cpds, const cpds::InitialState& init,
-                                 const std::optional<cpds::TargetPattern>& target);
+                                 const std::optional<cpds::TargetPattern>& target,
+                                 LimitWatch* limits = nullptr);
 
 }  // namespace druba::check

@@ -238,12 +238,13 @@ std::vector<Abstract> ReadStates(const JsonValue& doc, const Program& program,
 class Queries {
  public:
   Queries(const Program& program, const drb::AbstractionSpec& spec, std::vector<Abstract> set,
-          std::uint32_t n, unsigned timeout_ms)
-      : program_(program), spec_(spec), set_(std::move(set)), enc_(program, n, ctx_) {
-    z3::params params(ctx_);
-    params.set("timeout", timeout_ms);
-    solver_.set(params);
-  }
+          std::uint32_t n, unsigned timeout_ms, LimitWatch* limits)
+      : program_(program),
+        spec_(spec),
+        set_(std::move(set)),
+        timeout_ms_(timeout_ms),
+        limits_(limits),
+        enc_(program, n, ctx_) {}
 
   // "" when the initial state's abstraction is in S, else why not.
   std::string Initial() {
@@ -345,17 +346,26 @@ class Queries {
     return s;
   }
 
+  // A query, within its time and the limits: a query the time limit cut short stops the check
+  // (CheckStopped), it is not undecided.
   z3::check_result Decide(const z3::expr& query) {
+    PollLimits(limits_);
+    z3::params params(ctx_);
+    params.set("timeout", QueryTimeoutMs(timeout_ms_, limits_));
+    solver_.set(params);
     solver_.push();
     solver_.add(query);
     const z3::check_result r = solver_.check();
     solver_.pop();
+    if (r == z3::unknown) PollLimits(limits_);
     return r;
   }
 
   const Program& program_;
   const drb::AbstractionSpec& spec_;
   std::vector<Abstract> set_;
+  unsigned timeout_ms_;
+  LimitWatch* limits_;
   z3::context ctx_;
   z3::solver solver_{ctx_};
   Encoding enc_;
@@ -365,66 +375,72 @@ class Queries {
 
 CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
                                 const std::string& source, const std::string& file,
-                                unsigned timeout_ms) {
+                                LimitWatch* limits, unsigned timeout_ms) {
   const JsonValue& doc = certificate;
   CheckResult r;
   const auto fail = [&](std::string what, std::string example) {
     return Invalid(std::move(r), std::move(what), std::move(example));
   };
-  ExpectSchema(doc, "drb predicates", {"deadlock", "abstraction", "abstract_states"},
-               {"every_count"});
-  const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
-  const bool deadlock = doc.At("deadlock").AsBool();
-  const std::uint32_t n = doc.At("threads").AsUInt();
-  const Program program = drb::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
-  // The block must add one abstraction and nothing else (no thread, variable or declaration).
-  const Program model = drb::ParseProgram(source, file);
-  if (program.abstractions.size() != model.abstractions.size() + 1 ||
-      program.statements.size() != model.statements.size() ||
-      program.templates.size() != model.templates.size() ||
-      program.shared.size() != model.shared.size() ||
-      program.locals.size() != model.locals.size() ||
-      program.check_deadlock != model.check_deadlock) {
-    throw InputError(
-        doc.At("abstraction").where,
-        "the abstraction must be one `abstraction NAME { ... }` block and nothing else");
-  }
-  if (program.abstractions.empty() || n == 0 || n > 64 ||
-      (program.templates.size() > 1 && n != program.NumThreads())) {
-    throw InputError(doc.At("threads").where,
-                     "no abstraction, or a thread count the model does "
-                     "not have");
-  }
-  const drb::AbstractionSpec& spec = program.abstractions.back();
-  std::vector<Abstract> set = ReadStates(doc, program, spec, n);
-  if (doc.At("digest").AsString() != digest) {
-    return fail("digest", "the model is not the one certified");
-  }
-  r.passed.emplace_back("digest");
-  if (every_count) {
-    // Deadlock freedom is decided at one thread count only: a claim for every count is not
-    // checked, so the certificate is not valid.
-    if (deadlock || program.check_deadlock) {
-      return fail("unsupported",
-                  "deadlock freedom for every thread count is not decided by the "
-                  "checker (it decides deadlock at one thread count)");
+  try {
+    ExpectSchema(doc, "drb predicates", {"deadlock", "abstraction", "abstract_states"},
+                 {"every_count"});
+    const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
+    const bool deadlock = doc.At("deadlock").AsBool();
+    const std::uint32_t n = doc.At("threads").AsUInt();
+    const Program program =
+        drb::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
+    // The block must add one abstraction and nothing else (no thread, variable or declaration).
+    const Program model = drb::ParseProgram(source, file);
+    if (program.abstractions.size() != model.abstractions.size() + 1 ||
+        program.statements.size() != model.statements.size() ||
+        program.templates.size() != model.templates.size() ||
+        program.shared.size() != model.shared.size() ||
+        program.locals.size() != model.locals.size() ||
+        program.check_deadlock != model.check_deadlock) {
+      throw InputError(
+          doc.At("abstraction").where,
+          "the abstraction must be one `abstraction NAME { ... }` block and nothing else");
     }
-    return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms);
+    if (program.abstractions.empty() || n == 0 || n > 64 ||
+        (program.templates.size() > 1 && n != program.NumThreads())) {
+      throw InputError(doc.At("threads").where,
+                       "no abstraction, or a thread count the model does "
+                       "not have");
+    }
+    const drb::AbstractionSpec& spec = program.abstractions.back();
+    std::vector<Abstract> set = ReadStates(doc, program, spec, n);
+    if (doc.At("digest").AsString() != digest) {
+      return fail("digest", "the model is not the one certified");
+    }
+    r.passed.emplace_back("digest");
+    if (every_count) {
+      // Deadlock freedom is decided at one thread count only: a claim for every count is not
+      // checked, so the certificate is not valid.
+      if (deadlock || program.check_deadlock) {
+        return fail("unsupported",
+                    "deadlock freedom for every thread count is not decided by the "
+                    "checker (it decides deadlock at one thread count)");
+      }
+      return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms, limits);
+    }
+    Queries queries(program, spec, std::move(set), n, timeout_ms, limits);
+    if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
+    r.passed.push_back(fmt::format("initial ({} threads)", n));
+    r.passed.emplace_back("property (no state of the set has failed)");
+    std::uint64_t count = 0;
+    if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);
+    r.passed.emplace_back(fmt::format("closure ({} queries)", count));
+    if (deadlock || program.check_deadlock) {
+      count = 0;
+      if (std::string why = queries.Deadlock(&count); !why.empty()) return fail("deadlock", why);
+      r.passed.emplace_back(fmt::format("deadlock ({} queries)", count));
+    }
+    r.valid = true;
+    return r;
+  } catch (const CheckStopped& stopped) {
+    r.stopped = stopped.reason;
+    return r;
   }
-  Queries queries(program, spec, std::move(set), n, timeout_ms);
-  if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);
-  r.passed.push_back(fmt::format("initial ({} threads)", n));
-  r.passed.emplace_back("property (no state of the set has failed)");
-  std::uint64_t count = 0;
-  if (std::string why = queries.Closure(&count); !why.empty()) return fail("closure", why);
-  r.passed.emplace_back(fmt::format("closure ({} queries)", count));
-  if (deadlock || program.check_deadlock) {
-    count = 0;
-    if (std::string why = queries.Deadlock(&count); !why.empty()) return fail("deadlock", why);
-    r.passed.emplace_back(fmt::format("deadlock ({} queries)", count));
-  }
-  r.valid = true;
-  return r;
 }
 
 }  // namespace druba::check

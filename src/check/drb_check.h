@@ -17,6 +17,7 @@ namespace druba::check {
 inline constexpr unsigned kQueryTimeoutMs = 30000;
 CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string& digest,
                                 const std::string& source, const std::string& file,
+                                LimitWatch* limits = nullptr,
                                 unsigned timeout_ms = kQueryTimeoutMs);
 
 }  // namespace druba::check

@@ -238,25 +238,28 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
                             const std::vector<Abstract>& set, std::uint32_t min_threads,
-                            unsigned timeout_ms) {
+                            unsigned timeout_ms, LimitWatch* limits) {
   const std::string counts = fmt::format("every count >= {}", min_threads);
   if (!program.symmetric || !spec.symmetric) {
     return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");
   }
   z3::context ctx;
   z3::solver solver(ctx);
-  z3::params params(ctx);
-  params.set("timeout", timeout_ms);
-  solver.set(params);
   Symbolic sym(program, ctx);
   z3::expr_vector threads(ctx);  // at least min_threads of them
   for (std::uint32_t k = 0; k < min_threads; ++k) threads.push_back(sym.Thread("d"));
   if (min_threads > 1) solver.add(z3::distinct(threads));
+  // A query within its time and the limits (a query the time limit cut short stops the check).
   const auto decide = [&](const z3::expr& query) {
+    PollLimits(limits);
+    z3::params params(ctx);
+    params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
+    solver.set(params);
     solver.push();
     solver.add(query);
     const z3::check_result result = solver.check();
     solver.pop();
+    if (result == z3::unknown) PollLimits(limits);
     return result;
   };
   try {
@@ -307,6 +310,9 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   } catch (const Unsupported& u) {
     return Invalid(std::move(r), "unsupported",
                    u.what + " cannot be stated for every thread count by this checker");
+  } catch (const CheckStopped& stopped) {
+    r.stopped = stopped.reason;
+    return r;
   }
   r.valid = true;
   return r;

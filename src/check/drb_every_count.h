@@ -25,6 +25,7 @@ namespace druba::check {
 CheckResult CheckEveryCount(CheckResult r, const drb::Program& program,
                             const drb::AbstractionSpec& spec,
                             const std::vector<std::vector<std::uint32_t>>& set,
-                            std::uint32_t min_threads, unsigned timeout_ms);
+                            std::uint32_t min_threads, unsigned timeout_ms,
+                            LimitWatch* limits = nullptr);
 
 }  // namespace druba::check

@@ -285,7 +285,8 @@ absl::flat_hash_set<Row> ReadRows(const JsonValue& doc, const Interpreter& m, co
 }  // namespace
 
 CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
-                                        const std::string& source, const std::string& file) {
+                                        const std::string& source, const std::string& file,
+                                        LimitWatch* limits) {
   ExpectSchema(doc, "drb explicit", {"deadlock", "states"});
   CheckResult r;
   const Program p = drb::ParseProgram(source, file);
@@ -306,6 +307,10 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
   }
   r.passed.push_back(fmt::format("initial ({} threads)", n));
   for (const Row& s : set) {
+    if (limits != nullptr && limits->Poll()) {
+      r.stopped = *limits->Poll();
+      return r;
+    }
     bool stuck = true;
     bool unfinished = false;
     for (std::uint32_t t = 0; t < n; ++t) {

@@ -14,6 +14,7 @@ namespace druba::check {
 
 // Throws InputError for a malformed certificate. `source` is the model's text.
 CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
-                                        const std::string& source, const std::string& file);
+                                        const std::string& source, const std::string& file,
+                                        LimitWatch* limits = nullptr);
 
 }  // namespace druba::check

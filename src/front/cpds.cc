@@ -94,13 +94,14 @@ run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
   TopKAbstraction abs(model, k, loaded.target);
   abs.SetDeadlock(deadlock);
   const ReplayOutcome done = cpds::ReplayTrace(model, abs, doc, request.model, loaded.target_text);
-  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) + " slots, " +
-                         std::to_string(done.delays) + " delays, reached " + done.reached +
-                         " (target " + loaded.target_text + ")\n");
+  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) +
+                         (done.slots == 1 ? " slot, " : " slots, ") + std::to_string(done.delays) +
+                         (done.delays == 1 ? " delay, reached " : " delays, reached ") +
+                         done.reached + " (target " + loaded.target_text + ")\n");
 }
 
 // `druba check`: the certificate against the model, by the independent checker (src/check).
-run::Outcome Check(const RunOptions& request, const CpdsOptions& options) {
+run::Outcome Check(const RunOptions& request, const CpdsOptions& options, const run::Sinks& sinks) {
   const Loaded loaded = Load(request.model, options);
   const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
   // An exhaustion proof is certified at the depth that makes the abstraction exact, not at --top.
@@ -112,8 +113,9 @@ run::Outcome Check(const RunOptions& request, const CpdsOptions& options) {
   if (request.deadlock && !doc.At("deadlock").AsBool()) {
     return run::OptionDisagrees("--deadlock", "not one of deadlock freedom");
   }
-  return CheckAnswer(
-      check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init, loaded.target));
+  LimitWatch limits({request.time_limit_s, request.memory_limit_mb}, sinks.interrupted);
+  return CheckAnswer(check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init,
+                                                 loaded.target, &limits));
 }
 
 // `druba verify` and `test`: load, run, report.
@@ -132,10 +134,12 @@ run::Outcome Verify(const RunOptions& options, const CpdsOptions& cpds_options,
   report.runs.push_back(
       run::RunCount(model, abs, kind, hooks, options, limits, {sinks.progress, "", false}));
   const std::string threads = std::to_string(model.num_threads());
-  report.subject = threads + " threads, top-" + std::to_string(abs.k()) + " abstraction" +
+  report.subject = threads + (model.num_threads() == 1 ? " thread, top-" : " threads, top-") +
+                   std::to_string(abs.k()) + " abstraction" +
                    (loaded.target ? ", target " + loaded.target_text : "");
   report.header = {{"threads", model.num_threads()}, {"top", abs.k()}};
-  report.trace_header = {{"target", loaded.target_text}, {"top", cpds_options.top}};
+  report.trace_header = {
+      {"target", loaded.target_text}, {"top", cpds_options.top}, {"digest", loaded.digest}};
   if (!report.last().trace.empty()) {
     report.trace_header["rounds"] = report.last().trace.back().rounds;
     report.trace_header["delays"] = report.last().trace.back().delays;
@@ -196,7 +200,7 @@ std::string CpdsFrontEnd::CheckUsage(const run::RunOptions& /*request*/) const {
 
 run::Outcome CpdsFrontEnd::Run(const run::RunOptions& request, const run::Sinks& sinks) {
   if (request.command == run::Command::kReplay) return Replay(request, options_);
-  if (request.command == run::Command::kCheck) return Check(request, options_);
+  if (request.command == run::Command::kCheck) return Check(request, options_, sinks);
   return Verify(request, options_, sinks);
 }
 

@@ -21,16 +21,21 @@ using predabs::DrbOptions;
 using run::RunOptions;
 
 // `druba replay MODEL.drb --trace FILE`: re-execute a saved trace slot by slot.
-run::Outcome Replay(const RunOptions& request, const drb::Program& program) {
+run::Outcome Replay(const RunOptions& request, const drb::Program& program,
+                    const std::string& source) {
   const JsonValue doc = ParseJson(ReadFile(request.replay_trace), request.replay_trace);
-  const ReplayOutcome done = predabs::ReplayTrace(program, doc, request.replay_trace);
-  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) + " slots, " +
-                         std::to_string(done.delays) + " delays, reached " + done.reached + "\n");
+  const ReplayOutcome done = ReplayNaming(doc, request, ContentDigest({source}), [&] {
+    return predabs::ReplayTrace(program, doc, request.replay_trace);
+  });
+  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) +
+                         (done.slots == 1 ? " slot, " : " slots, ") + std::to_string(done.delays) +
+                         (done.delays == 1 ? " delay, reached " : " delays, reached ") +
+                         done.reached + "\n");
 }
 
 // `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check).
-run::Outcome Check(const RunOptions& request, const DrbOptions& options,
-                   const std::string& source) {
+run::Outcome Check(const RunOptions& request, const DrbOptions& options, const std::string& source,
+                   const run::Sinks& sinks) {
   const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
   const bool explicit_states = doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString &&
                                doc.At("kind").text == "drb explicit";
@@ -47,9 +52,11 @@ run::Outcome Check(const RunOptions& request, const DrbOptions& options,
     return run::OptionDisagrees("--deadlock", "not one of deadlock freedom");
   }
   const std::string digest = ContentDigest({source});
-  return CheckAnswer(explicit_states
-                         ? check::CheckDrbExplicitCertificate(doc, digest, source, request.model)
-                         : check::CheckDrbCertificate(doc, digest, source, request.model));
+  LimitWatch limits({request.time_limit_s, request.memory_limit_mb}, sinks.interrupted);
+  return CheckAnswer(
+      explicit_states
+          ? check::CheckDrbExplicitCertificate(doc, digest, source, request.model, &limits)
+          : check::CheckDrbCertificate(doc, digest, source, request.model, &limits));
 }
 
 }  // namespace
@@ -118,8 +125,8 @@ run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks
   const drb::Program program = drb::ParseProgram(source, request.model);
   RunOptions options = request;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
-  if (options.command == run::Command::kReplay) return Replay(options, program);
-  if (options.command == run::Command::kCheck) return Check(options, options_, source);
+  if (options.command == run::Command::kReplay) return Replay(options, program, source);
+  if (options.command == run::Command::kCheck) return Check(options, options_, source, sinks);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, sinks.interrupted);
   const predabs::SolverLog solver_log = sinks.solver_log;
   const predabs::SolverLog refine_log = sinks.refine_log;

@@ -41,6 +41,7 @@ struct Outcome {
     kReplayConfirmed,     // replay: `text`, the violation confirmed
     kCertificateValid,    // check: `text`
     kCertificateInvalid,  // check: `text`, naming the condition that failed
+    kCheckStopped,        // check: `text`; a limit or a signal ended it before it decided
   };
   Kind kind = Kind::kReport;
   std::optional<Report> report;

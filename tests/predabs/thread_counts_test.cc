@@ -110,7 +110,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
           ParseJson(PredicatesCertificate(
                         {"d", 2, true, false, "every-count", &program, &spec, &claimed}),
                     "c.json"),
-          "d", text, "r.drb", 2000);  // undecided at 2 s: invalid, as ever
+          "d", text, "r.drb", nullptr, 2000);  // undecided at 2 s: invalid, as ever
       if (!r.valid) continue;
       EXPECT_FALSE(drop) << "a certificate without a reachable state passed\n" << text;
       (drop ? invalid_passed : certified) += 1;
