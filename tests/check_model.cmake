@@ -16,6 +16,8 @@
 # --rounds R --max-delays M.
 # Every `safe` of `verify` (at one thread count or for every count) is certified (--certificate)
 # and the certificate checked with `druba check`, which must say valid (docs/certificates.md).
+# The first `verify` line also runs as text: the report must fit a screen, at most 40 lines for a
+# safe or unknown verdict and 40 plus one per statement of the trace for a violation.
 # A `.spec` file beside the model names its target. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DEXPECT_PREFIX=druba-expect]
 #         -P check_model.cmake
@@ -119,6 +121,23 @@ foreach(line IN LISTS lines)
   endif()
   execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} --json ${spec_args}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(command MATCHES "^verify" AND NOT text_checked)
+    set(text_checked TRUE)
+    list(FILTER command EXCLUDE REGEX "^--certificate$|cert.json$")
+    execute_process(COMMAND "${DRUBA}" ${command} "${MODEL}" ${model_args} ${spec_args}
+                    OUTPUT_VARIABLE text ERROR_VARIABLE text_err)
+    string(REGEX MATCHALL "\n" newlines "${text}")
+    list(LENGTH newlines text_lines)
+    string(JSON statements ERROR_VARIABLE no_trace GET "${out}" trace_statements)
+    if(no_trace)
+      set(statements 0)
+    endif()
+    math(EXPR most "40 + ${statements}")
+    if(text_lines GREATER most)
+      message(FATAL_ERROR "${MODEL} (${line}): the text report has ${text_lines} lines, more "
+                          "than ${most}:\n${text}")
+    endif()
+  endif()
   string(JSON got_verdict ERROR_VARIABLE json_error GET "${out}" verdict)
   if(json_error)
     message(FATAL_ERROR "${MODEL} (${line}): no JSON result (exit ${code}):\n${out}\n${err}")

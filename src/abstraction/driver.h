@@ -105,7 +105,8 @@ class PlateauDriver {
       result.verdict = Verdict::kSafe;
       result.proof = Proof::kPlateau;
       result.reason = "1 round raise and " + std::to_string(n - 1) +
-                      " delay raises added no abstract state, and the set is closed under the "
+                      (n == 2 ? " delay raise" : " delay raises") +
+                      " added no abstract state, and the set is closed under the "
                       "disrespecting actions (Thm. 7)";
     }
     return Finish(result, clock);
@@ -120,8 +121,8 @@ class PlateauDriver {
                                explorer_->stats().image_calls});
     if (!explorer_->stopped()) {
       result.verdict = Verdict::kBounded;
-      result.reason = "no violation within " + std::to_string(bounds.rounds) + " rounds and " +
-                      std::to_string(bounds.delays) + " delays";
+      result.reason = "no violation within " + Counted(bounds.rounds, "round") + " and " +
+                      Counted(bounds.delays, "delay");
     }
     return Finish(result, clock);
   }
@@ -142,8 +143,8 @@ class PlateauDriver {
     }
     if (!explorer_->stopped()) {
       result.verdict = Verdict::kBounded;
-      result.reason = "no violation within " + std::to_string(rounds) + " rounds and up to " +
-                      std::to_string(max_delays) + " delays";
+      result.reason = "no violation within " + Counted(rounds, "round") + " and up to " +
+                      Counted(max_delays, "delay");
     }
     Finish(result, clock);
     if (result.verdict == Verdict::kViolation) {
@@ -298,7 +299,8 @@ class PlateauDriver {
         result.verdict = Verdict::kSafe;
         result.proof = Proof::kPlateau;
         result.reason = "1 round raise and " + std::to_string(n - 1) +
-                        " delay raises added no abstract state, the set is closed under the "
+                        (n == 2 ? " delay raise" : " delay raises") +
+                        " added no abstract state, the set is closed under the "
                         "disrespecting actions (Thm. 7), and no state it admits violates " +
                         concrete_what_;
         return;
@@ -413,7 +415,8 @@ class PlateauDriver {
                         " states and did not exhaust the state space " +
                         (spent ? "within its budget of " + std::to_string(budget) +
                                      " successor calls and its share of memory (--exhaust-share)"
-                               : "before the bounds' limit of " + std::to_string(kMaxBound));
+                               : "before druba's largest bound, " + std::to_string(kMaxBound) +
+                                     " rounds or delays");
         break;
       }
       const bool going = Step(dim, result);

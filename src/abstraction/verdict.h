@@ -2,6 +2,7 @@
 // `bounded`, never `safe`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -47,5 +48,10 @@ Finding Combine(Finding a, Finding b);
 std::string_view VerdictName(Verdict verdict);
 std::string_view ProofName(Proof proof);
 std::string_view ModeName(Mode mode);  // "druba", "ai", "naive", "explicit"
+
+// "1 round", "2 rounds": a count and its noun, in the plural unless it is one.
+inline std::string Counted(std::uint64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
 
 }  // namespace druba

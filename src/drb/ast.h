@@ -156,6 +156,9 @@ struct Program {
   // True when every thread runs one template and no statement names `self` or a fixed thread
   // index: then thread permutations map reachable states to reachable states.
   bool symmetric = false;
+  // When the code tells threads apart by their numbers: where it first does, and how.
+  SourceLocation asymmetric_at;
+  std::string asymmetric_what;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
 

@@ -158,7 +158,7 @@ void Parser::ParseAbstraction() {
     if (other.name == spec.name) Fail(kw, "abstraction '" + spec.name + "' is declared twice");
   }
   Expect("{");
-  bool spec_asymmetric = false;
+  Asymmetry spec_asymmetric;
   asymmetric_ = &spec_asymmetric;
   while (!Accept("}")) {
     if (AtEnd()) Fail(Cur(), "the abstraction's '{' is not closed");
@@ -191,7 +191,7 @@ void Parser::ParseAbstraction() {
     Expect(";");
   }
   asymmetric_ = &code_asymmetric_;
-  if (spec_asymmetric) spec.symmetric = false;
+  if (spec_asymmetric.yes) spec.symmetric = false;
   program_.abstractions.push_back(std::move(spec));
 }
 
@@ -283,7 +283,11 @@ void Parser::Finish() {
     expr->value = found[0];
     if (found.size() > 1) SplitLabel(*label_comparison_.at(expr), found);
   }
-  program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_;
+  program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_.yes;
+  if (code_asymmetric_.yes) {
+    program_.asymmetric_at = code_asymmetric_.where;
+    program_.asymmetric_what = code_asymmetric_.what;
+  }
 }
 
 }  // namespace internal

@@ -243,10 +243,14 @@ ExprPtr Parser::ThreadIndex() {
   // A quantified thread as the index names a thread, as any thread would: still symmetric. Any
   // other index (and a quantified thread used as a number anywhere else, ParsePrimary) tells
   // threads apart by their numbers.
-  const bool before = *asymmetric_;
+  const Asymmetry before = *asymmetric_;
   ExprPtr index = ParseIntExpr();
   Expect("]");
-  *asymmetric_ = index->kind == Expr::Kind::kBound ? before : true;
+  if (index->kind == Expr::Kind::kBound) {
+    *asymmetric_ = before;
+  } else {
+    MarkAsymmetric(index->where, "an array index that is not a quantified thread");
+  }
   return index;
 }
 
@@ -296,7 +300,7 @@ ExprPtr Parser::ParsePrimary() {
   e->where = where;
   if (Accept("self")) {
     e->kind = Expr::Kind::kSelf;
-    *asymmetric_ = true;
+    MarkAsymmetric(where, "`self`");
     return e;
   }
   if (Accept("pc")) {
@@ -326,7 +330,8 @@ ExprPtr Parser::ParsePrimary() {
     if (it->first == t.text) {
       e->kind = Expr::Kind::kBound;
       e->var = it->second;
-      *asymmetric_ = true;  // a thread's number (ThreadIndex undoes it for a thread index)
+      // A thread's number (ThreadIndex undoes it for a thread index).
+      MarkAsymmetric(where, "a quantified thread used as a number");
       return e;
     }
   }

@@ -264,8 +264,19 @@ class Parser {
   std::vector<std::uint32_t> per_thread_arrays_;  // the locals declared `shared T a[threads]`
   // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
   // abstraction's being parsed.
-  bool code_asymmetric_ = false;
-  bool* asymmetric_ = &code_asymmetric_;
+  // What tells threads apart by their numbers, and where it first does (the code's, or while an
+  // abstraction block is read, the block's).
+  struct Asymmetry {
+    bool yes = false;
+    SourceLocation where;
+    std::string what;
+  };
+  Asymmetry code_asymmetric_;
+  Asymmetry* asymmetric_ = &code_asymmetric_;
+  void MarkAsymmetric(const SourceLocation& where, const char* what) {
+    if (asymmetric_->yes) return;
+    *asymmetric_ = {true, where, what};
+  }
 };
 
 }  // namespace druba::drb::internal

@@ -391,7 +391,7 @@ Instr::Target Parser::ParseTarget(const Token& name, const Instr& op) {
       }
       target.index = ParseIntExpr();  // another thread's entry: not symmetric
       Expect("]");
-      *asymmetric_ = true;
+      MarkAsymmetric(target.index->where, "an assignment to another thread's array entry");
     }
   }
   for (const Instr::Target& other : op.targets) {

@@ -24,7 +24,9 @@ struct DrbDescriber {
   std::string Abstract(StateView a) const { return "(" + abs.Describe(a) + ")"; }
   void Step(const TraceStep& prev, const TraceStep& cur, run::TraceLine& line) const {
     const Statement& st = program.statements[cur.action];
-    line.action = st.label + ": " + st.text + " (line " + std::to_string(st.where.line) + ")";
+    // An unlabelled statement's label is `@LINE` (docs/drb.md): its line says it once.
+    line.action = (st.label.starts_with("@") ? "" : st.label + ": ") + st.text + " (line " +
+                  std::to_string(st.where.line) + ")";
     line.changes = model.DescribeChanges(StateView(prev.state), StateView(cur.state));
     if (cur.state[model.PcSlot(cur.thread)] == program.error_pc) {
       line.failure = FailureText(model.FailureOf(StateView(prev.state), cur.thread, cur.action));

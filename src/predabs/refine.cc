@@ -270,7 +270,7 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
   }
   for (const Move& move : Moves(weights, values, depth)) {
     if (limits != nullptr && limits->Check()) {
-      figures_.stopped = "refinement stopped by " + *limits->Check();
+      figures_.stopped = *limits->Check();
       return false;
     }
     if (TryMove(move, at, weights, values, limits)) return true;

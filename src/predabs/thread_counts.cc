@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "common/diagnostics.h"
 
 namespace druba::predabs {
@@ -32,10 +34,17 @@ ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
                      "the model has several thread templates; their counts are fixed in the file");
   }
   if (counts.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
+    const SourceLocation& at = program.asymmetric_at;
+    const std::string why =
+        program.templates.size() != 1
+            ? fmt::format("the model has {} thread templates", program.templates.size())
+            : fmt::format("{}:{}:{} tells threads apart by their numbers: {}", at.file, at.line,
+                          at.column, program.asymmetric_what);
     throw InputError({"--threads", 0, 0},
                      "--threads N.. needs a symmetric program: one thread template, and in the "
                      "code and the abstraction no `self`, no fixed thread index and no quantified "
-                     "thread used as a number (docs/drb.md)");
+                     "thread used as a number (docs/drb.md); " +
+                         why);
   }
   counts.last =
       counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;

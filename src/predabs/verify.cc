@@ -1,5 +1,6 @@
 #include "predabs/verify.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,7 +46,7 @@ void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint
                                    "checked, {} solver queries ({:.2f} s)\n",
                                    from, all.closed ? "closed" : "not closed", all.closure_checks,
                                    all.stats.queries, all.stats.seconds),
-                       run::Section::Place::kBeforeVerdict};
+                       run::Section::Place::kWhy};
   if (closure_break) {
     section.json["closure_failure"] = run::BreakJson(*closure_break);
     section.text += run::BreakText(*closure_break, "    ");
@@ -63,6 +64,11 @@ void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint
 void AddRefinement(const Refiner& refiner, run::Report& report) {
   const RefineFigures& f = refiner.figures();
   const std::string block = refiner.Block();
+  const std::string kept = f.added.empty() ? "no predicate kept"
+                                           : fmt::format("{} predicate{} kept", f.added.size(),
+                                                         f.added.size() == 1 ? "" : "s");
+  const std::string dropped =
+      f.backtracks == 0 ? "" : fmt::format(", {} dropped again at dead ends", f.backtracks);
   run::Section section{"refinement",
                        {{"rounds", f.rounds},
                         {"candidates", f.candidates},
@@ -74,23 +80,37 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
                         {"steps", f.round_notes},
                         {"stopped", f.stopped},
                         {"abstraction", block}},
-                       fmt::format("refinement: {} round{}, {} predicate{} added, {} dropped again "
-                                   "({} candidates, {} tests, {} solver queries ({:.2f} s))\n",
-                                   f.rounds, f.rounds == 1 ? "" : "s", f.added.size(),
-                                   f.added.size() == 1 ? "" : "s", f.backtracks, f.candidates,
+                       fmt::format("refinement: {} round{}, {}{} ({} candidates, {} tests, {} "
+                                   "solver queries ({:.2f} s))\n",
+                                   f.rounds, f.rounds == 1 ? "" : "s", kept, dropped, f.candidates,
                                    f.tested, f.stats.queries, f.stats.seconds),
-                       run::Section::Place::kAfterVerdict};
-  for (const std::string& step : f.round_notes) section.text += "  " + step + "\n";
+                       run::Section::Place::kDetail};
+  // The last few steps (--json has every one).
+  const std::size_t shown = std::min<std::size_t>(f.round_notes.size(), 5);
+  if (shown < f.round_notes.size()) {
+    section.text +=
+        fmt::format("  ({} earlier steps: --json lists them)\n", f.round_notes.size() - shown);
+  }
+  for (std::size_t i = f.round_notes.size() - shown; i < f.round_notes.size(); ++i) {
+    section.text += "  " + f.round_notes[i] + "\n";
+  }
   if (!f.stopped.empty()) section.text += "  stopped: " + f.stopped + "\n";
-  if (report.verdict == Verdict::kSafe && !f.added.empty()) {
-    section.text += "the abstraction that proved it (paste it into the model):\n" + block;
+  const bool block_shown = !f.added.empty();
+  if (block_shown) {
+    section.text += report.verdict == Verdict::kSafe
+                        ? "the abstraction that proved it (paste it into the model):\n" + block
+                        : "the abstraction refinement ended with:\n" + block;
   }
   report.sections.push_back(std::move(section));
   if (!f.stopped.empty()) {
-    report.next = "next: refinement stopped (" + f.stopped +
-                  "); add a predicate that tells the two states of the last closure break apart "
-                  "to the block above (--abstraction), a larger --exhaust-share or time limit for "
-                  "the exact search, or `druba test` to hunt for a violation within bounds\n";
+    report.next =
+        "next: refinement stopped (" + f.stopped +
+        "); add a predicate that tells the two states of the last closure break apart " +
+        (block_shown ? std::string("to the block above and pass its name to --abstraction")
+                     : std::string("to an abstraction block in the model (--abstraction "
+                                   "NAME picks it)")) +
+        ", give a larger --exhaust-share or --time-limit to the exact search, or hunt "
+        "for a violation within bounds with `druba test`\n";
   }
 }
 
@@ -121,6 +141,7 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
   report.header = {{"threads", threads.Text()}, {"abstraction", spec.name}};
   report.per_count = true;
   report.list_abstract = true;
+  report.trace_header = {{"digest", request.digest}};  // replay tells another model apart
   // Deadlock freedom is proved per count, by exhaustion; the closure test across counts does not
   // decide it, so it is never claimed for every count.
   Finding verdict{counts.verdict, counts.reason};

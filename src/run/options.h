@@ -37,6 +37,7 @@ struct RunOptions {
   bool progress = false;                // a progress line on stderr about once a second
   std::string trace_out;                // write a violation's trace as JSON
   std::string schedule_svg;             // draw the driver's path through the (r, d) plane
+  std::string trace_svg;                // draw a violation's trace as a sequence chart
   std::string dot;                      // the abstract states and transitions, for Graphviz
   bool no_trace = false;                // no trace for a violation (saves the backward search)
   bool shortest = false;                // the trace with the fewest statements (breadth-first)

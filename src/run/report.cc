@@ -27,6 +27,8 @@ std::string NextAfterClosureBreak() {
 
 namespace {
 
+constexpr std::size_t kListed = 10;  // list entries the text report shows (JSON: all)
+
 // Invalid UTF-8 (a model's bytes, a file name) is replaced, never a reason to fail the report.
 std::string Dump(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -156,10 +158,10 @@ std::string ProofDetail(const CountRun& run, const std::string& who) {
 std::string CountLine(const CountRun& run) {
   const RunResult& r = run.result;
   std::string out = fmt::format(
-      "  {} threads: {}, {} abstract states, {} concrete states, (r,d) = ({},{}), "
+      "  {} thread{}: {}, {} abstract states, {} concrete states, (r,d) = ({},{}), "
       "{} successor calls",
-      run.threads, VerdictName(r.verdict), run.num_abstract, run.concrete_states, r.bounds.rounds,
-      r.bounds.delays, r.image_calls);
+      run.threads, run.threads == 1 ? "" : "s", VerdictName(r.verdict), run.num_abstract,
+      run.concrete_states, r.bounds.rounds, r.bounds.delays, r.image_calls);
   if (run.solver) {
     out += fmt::format(", {} solver queries ({:.2f} s)", run.solver->queries, run.solver->seconds);
   }
@@ -175,13 +177,14 @@ std::string Statistics(const Report& report) {
           : fmt::format(" ({} before the final plateau, {} during it)",
                         r.image_calls_before_plateau, r.image_calls - r.image_calls_before_plateau);
   std::string out = fmt::format(
-      "bounds at the end: {} rounds, {} delays\n"
+      "bounds at the end: {} round{}, {} delay{}\n"
       "statistics:\n"
       "  {:12} abstract states\n"
       "  {:12} concrete states stored ({} keys with finder, {} Pareto pairs)\n"
       "  {:12} successor calls{}\n"
       "  {:12} transitions, {} rediscoveries dominated, {} re-expanded\n",
-      r.bounds.rounds, r.bounds.delays, run.num_abstract, run.concrete_states, run.keys,
+      r.bounds.rounds, r.bounds.rounds == 1 ? "" : "s", r.bounds.delays,
+      r.bounds.delays == 1 ? "" : "s", run.num_abstract, run.concrete_states, run.keys,
       run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
       run.stats.reexpansions);
   if (run.solver) {
@@ -194,23 +197,36 @@ std::string Statistics(const Report& report) {
                      run.bytes_per_key);
 }
 
-// The abstract states and the disrespecting actions, for a small or proved set.
+// At most `limit` of `items` under `title`, one a line, and how many more there are and where
+// they are all (`rest`).
+std::string ListText(const std::string& title, const std::vector<std::string>& items,
+                     std::size_t limit, const std::string& rest) {
+  if (items.empty()) return "";
+  std::string out = title + ":\n";
+  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += "  " + items[i] + "\n";
+  if (items.size() > limit) {
+    out += fmt::format("  ... and {} more ({})\n", items.size() - limit, rest);
+  }
+  return out;
+}
+
+// The abstract states (of a proof, or a small set that did not decide) and the disrespecting
+// actions: the first ten of each (--dump-abstract and --json have them all).
 std::string AbstractText(const Report& report) {
   const CountRun& run = report.last();
   std::string out;
   if (report.list_abstract && report.options.command == Command::kVerify &&
-      (report.verdict == Verdict::kSafe || run.num_abstract <= 64)) {
-    out += fmt::format("abstract states ({}):\n", run.num_abstract);
-    for (const std::string& line : run.abstract_states) out += "  " + line + "\n";
+      (report.verdict == Verdict::kSafe ||
+       (report.verdict == Verdict::kUnknown && run.num_abstract <= 64))) {
+    out += ListText(fmt::format("abstract states ({})", run.num_abstract), run.abstract_states,
+                    kListed, "--dump-abstract FILE writes them all");
   }
   if (report.disrespecting) {
-    if (!report.disrespecting->empty()) {
-      out += "actions that disrespect the abstraction" + report.disrespecting_scope + ":\n";
-    }
-    for (const std::string& d : *report.disrespecting) out += "  " + d + "\n";
-  } else if (report.list_abstract && !run.disrespecting.empty()) {
-    out += "actions that disrespect the abstraction:\n";
-    for (const std::string& d : run.disrespecting) out += "  " + d + "\n";
+    out += ListText("actions that disrespect the abstraction" + report.disrespecting_scope,
+                    *report.disrespecting, kListed, "--json lists them all");
+  } else if (report.list_abstract) {
+    out += ListText("actions that disrespect the abstraction", run.disrespecting, kListed,
+                    "--json lists them all");
   }
   return out;
 }
@@ -266,58 +282,91 @@ std::string JsonReport(const Report& report) {
   if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
     j["trace_statements"] = last.trace_statements;
     j["trace_found_statements"] = last.trace_found_statements;
+    j["trace_fewest"] = last.trace_fewest;
     j["trace"] = TraceJson(last.trace);
   }
   return Dump(j);
 }
 
 std::string TraceText(const std::vector<TraceLine>& trace) {
-  std::string out = fmt::format("trace ({} slots):\n", trace.size() - 1);
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const TraceLine& t = trace[i];
+  std::string out = "     #  thread  round  delays  statement\n";
+  std::size_t statements = 0;
+  std::uint32_t folded = 0;  // delays since the last statement
+  for (const TraceLine& t : trace) {
     if (t.kind == TraceStep::Kind::kInitial) {
-      out += "  initial            " + t.state + "\n";
+      out += "  initial  " + t.state + "\n";
       continue;
     }
-    out += fmt::format("  {:4}  r{:<3} T{:<3} {:<7}", i, t.rounds, t.thread, TraceKindName(t.kind));
-    if (t.kind == TraceStep::Kind::kStep) {
-      out += t.action;
-      if (!t.failure.empty()) out += "  FAILS: " + t.failure;
-      if (!t.changes.empty()) out += "  ->" + t.changes;
-    }
+    if (t.kind == TraceStep::Kind::kDelay) ++folded;
+    if (t.kind != TraceStep::Kind::kStep) continue;
+    const std::string delays =
+        folded == 0 ? std::to_string(t.delays) : fmt::format("{} (+{})", t.delays, folded);
+    folded = 0;
+    out += fmt::format("  {:4}  T{:<6} {:<6} {:<7} {}", ++statements, t.thread, t.rounds, delays,
+                       t.action);
+    if (!t.failure.empty()) out += "  FAILS: " + t.failure;
+    if (!t.changes.empty()) out += "  ->" + t.changes;
     out += "\n";
   }
-  return out + "  reached            " + trace.back().state + "\n";
+  return out + "  reached  " + trace.back().state + "\n";
+}
+
+std::string TraceHeadline(const CountRun& run) {
+  std::size_t slots = 0;
+  std::size_t delays = 0;
+  for (const TraceLine& t : run.trace) {
+    slots += t.kind == TraceStep::Kind::kInitial ? 0 : 1;
+    delays += t.kind == TraceStep::Kind::kDelay ? 1 : 0;
+  }
+  const std::size_t n = run.trace_statements;
+  const std::size_t found = run.trace_found_statements;
+  std::string how;
+  if (run.trace_fewest) {
+    how = found == n ? "the fewest of any violating run"
+                     : fmt::format("the fewest of any violating run (the run found had {})", found);
+  } else if (run.trace_search_stopped) {
+    how = fmt::format(
+        "shortened from the run found ({}); a limit stopped the search for the fewest", found);
+  } else {
+    how = fmt::format(
+        "shortened from the run found ({}); not known to be the fewest (--shortest finds them)",
+        found);
+  }
+  return fmt::format(
+      "trace: {} statement{}, {}; {} Round-Robin slots, {} of them delays "
+      "(--trace-out writes every slot)\n",
+      n, n == 1 ? "" : "s", how, slots, delays);
 }
 
 std::string TextReport(const Report& report) {
   const RunOptions& options = report.options;
   const CountRun& last = report.last();
+  // The answer first: the verdict, and why.
   std::string out = "druba " + std::string(CommandName(options.command)) + ": " + options.model +
                     ", " + report.subject + "\n";
-  if (report.per_count) {
-    for (const CountRun& run : report.runs) out += CountLine(run);
-  }
-  for (const Section& section : report.sections) {
-    if (section.place == Section::Place::kBeforeVerdict) out += section.text;
-  }
   out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
-  for (const Section& section : report.sections) {
-    if (section.place == Section::Place::kAfterVerdict) out += section.text;
-  }
   if (report.verdict == Verdict::kSafe) {
     out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");
   }
   out += ProofLine(last);
+  if (report.per_count) {
+    for (const CountRun& run : report.runs) out += CountLine(run);
+  }
+  for (const Section& section : report.sections) {
+    if (section.place == Section::Place::kWhy) out += section.text;
+  }
+  // Then the trace, the closure break and the details.
   if (report.verdict == Verdict::kViolation && !last.trace.empty()) {
-    if (!last.trace_note.empty()) out += "trace of " + last.trace_note + "\n";
-    out += TraceText(last.trace);
+    out += TraceHeadline(last) + TraceText(last.trace);
   }
   if (last.closure_break) out += BreakText(*last.closure_break, "  ");
   if (last.closure_breaks.size() > 1) {
-    out += fmt::format("  every reached state with an unreached successor{}:\n",
-                       last.closure_breaks.size() >= 20 ? " (the first 20)" : "");
-    for (const std::string& b : last.closure_breaks) out += "    " + b + "\n";
+    out += ListText(fmt::format("  every reached state with an unreached successor{}",
+                                last.closure_breaks.size() >= 20 ? " (the first 20)" : ""),
+                    last.closure_breaks, 5, "--json lists them");
+  }
+  for (const Section& section : report.sections) {
+    if (section.place == Section::Place::kDetail) out += section.text;
   }
   out += AbstractText(report);
   if (options.no_trace) {
@@ -325,6 +374,7 @@ std::string TextReport(const Report& report) {
     if (report.verdict == Verdict::kViolation) out += ": no trace for this violation";
     out += "\n";
   }
+  // Then the figures, and what to do next.
   out += Statistics(report);
   out += NextSteps(report);
   if (report.verdict == Verdict::kBounded) {
@@ -381,6 +431,11 @@ std::vector<std::string> WriteOutputFiles(const Report& report) {
     } else {
       WriteFileAtomically(options.certificate, last.certificate);
     }
+  }
+  if (!options.trace_svg.empty() && !last.trace.empty()) {
+    WriteFileAtomically(options.trace_svg, TraceSvg(last.trace, last.threads,
+                                                    report.svg_title + ": " +
+                                                        std::string(VerdictName(report.verdict))));
   }
   if (!options.schedule_svg.empty()) {
     WriteFileAtomically(options.schedule_svg,

@@ -71,7 +71,8 @@ struct CountRun {
   std::vector<TraceLine> trace;
   std::size_t trace_found_statements = 0;  // in the run the search found, before shortening
   std::size_t trace_statements = 0;        // in the trace reported
-  std::string trace_note;                  // how the trace was shortened
+  bool trace_fewest = false;  // no violating run has fewer statements (breadth-first search)
+  bool trace_search_stopped = false;  // --shortest: a limit stopped the search for the fewest
   std::string property;     // which property the violation violates ("deadlock", "assertion", ...)
   std::string dot;          // --dot (empty: too many abstract states, or no bounded search)
   std::string certificate;  // --certificate: the certificate of a `safe` (empty: none)
@@ -83,11 +84,13 @@ struct CountRun {
 // A part of the report that only some runs have, in the kind's words (the .drb kind: the closure
 // test across thread counts, refinement): a JSON field and its lines in the text report.
 struct Section {
-  enum class Place { kBeforeVerdict, kAfterVerdict };
+  // kWhy: with the verdict, among the lines that say why it holds; kDetail: after the trace and
+  // the closure break.
+  enum class Place { kWhy, kDetail };
   std::string key;  // the JSON field
   Json json;
   std::string text;  // whole lines
-  Place place = Place::kAfterVerdict;
+  Place place = Place::kDetail;
 };
 
 struct Report {
@@ -120,8 +123,13 @@ Json BreakJson(const ClosureBreak& b);
 // The `next:` line of an `unknown` at a closure break.
 std::string NextAfterClosureBreak();
 std::string TextReport(const Report& report);
-// The trace as text, as the report shows it.
+// The trace as text, as the report shows it: one line per statement (its number, thread, round,
+// the delays before it, the statement and what it changed); the slots of delays and of threads
+// that could not move are folded into the columns.
 std::string TraceText(const std::vector<TraceLine>& trace);
+// The line before the trace: how many statements, whether they are the fewest of any violating
+// run, and how long the run found was.
+std::string TraceHeadline(const CountRun& run);
 // The --trace-out file: the model, the kind's header fields and the slots.
 std::string TraceFile(const Report& report);
 // The first line of a --dump-abstract file that is not exactly alpha(R) (empty when it is).

@@ -90,19 +90,14 @@ std::vector<TraceStep> ReportedTrace(Driver& driver, const RunOptions& options,
                                                    std::uint64_t{1} << 22);
   // Of two traces with as few statements, the one found (its delays within the bounds searched).
   std::vector<TraceStep> trace = driver.ShortestTrace(budget);
-  std::string how = "the fewest of any violating run";
+  out.trace_fewest = !trace.empty();
   if (trace.empty()) {
     trace = driver.Shorten(found);
-    how = options.shortest ? "shortened; the search for the shortest run was stopped by a limit"
-                           : "shortened (--shortest finds the fewest of any run)";
+    out.trace_search_stopped = options.shortest;
   } else if (StatementsIn(trace) >= out.trace_found_statements) {
     trace = found;
   }
   out.trace_statements = StatementsIn(trace);
-  if (out.trace_statements != out.trace_found_statements || options.shortest) {
-    out.trace_note = fmt::format("{} statements, {} (the run found had {})", out.trace_statements,
-                                 how, out.trace_found_statements);
-  }
   return trace;
 }
 

@@ -176,3 +176,76 @@ std::string ScheduleSvg(const std::vector<RaiseEvent>& schedule, const RunResult
 }
 
 }  // namespace druba::run
+
+namespace druba::run {
+namespace {
+
+// At most `width` characters of `text` (an ellipsis marks a cut).
+std::string Fit(const std::string& text, std::size_t width) {
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 1) + "\u2026";
+}
+
+}  // namespace
+
+std::string TraceSvg(const std::vector<TraceLine>& trace, std::uint32_t threads,
+                     const std::string& title) {
+  constexpr double kLeft = 100;    // the step column
+  constexpr double kColumn = 270;  // one column per thread
+  constexpr double kRow = 26;
+  constexpr double kTop = 96;
+  constexpr std::size_t kChars = 42;  // of a statement in its box
+  std::size_t rows = 0;
+  for (const TraceLine& t : trace) rows += t.kind == TraceStep::Kind::kStep ? 1 : 0;
+  const double changes_x = kLeft + kColumn * threads + 10;
+  const double width = changes_x + 420;
+  const double height = kTop + kRow * static_cast<double>(rows) + 70;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
+      Num(width), Num(height), Escape(title));
+  svg += fmt::format(
+      "<text x=\"10\" y=\"{}\" fill=\"#555\">step  r d</text>\n"
+      "<text x=\"{}\" y=\"{}\" fill=\"#555\">what changed</text>\n",
+      Num(kTop - 26), Num(changes_x), Num(kTop - 26));
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    const double x = kLeft + kColumn * t + kColumn / 2;
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-weight=\"bold\">T{}</text>\n"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#bbb\" stroke-dasharray=\"4 "
+        "3\"/>\n",
+        Num(x), Num(kTop - 26), t, Num(x), Num(kTop - 20), Num(x), Num(height - 50));
+  }
+  svg += fmt::format("<text x=\"10\" y=\"{}\" fill=\"#333\">initial: {}</text>\n", Num(kTop - 44),
+                     Escape(Fit(trace.front().state, 160)));
+  std::size_t row = 0;
+  std::uint32_t folded = 0;
+  for (const TraceLine& t : trace) {
+    if (t.kind == TraceStep::Kind::kDelay) ++folded;
+    if (t.kind != TraceStep::Kind::kStep) continue;
+    const double y = kTop + kRow * static_cast<double>(row++);
+    const double x = kLeft + kColumn * t.thread + 5;
+    const bool fails = !t.failure.empty();
+    const std::string delays = folded == 0 ? "" : fmt::format(" (+{})", folded);
+    folded = 0;
+    svg += fmt::format(
+        "<text x=\"10\" y=\"{}\">{}  r{} d{}{}</text>\n"
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{}\" stroke=\"{}\">"
+        "<title>{}</title></rect>\n"
+        "<text x=\"{}\" y=\"{}\">{}</text>\n",
+        Num(y + 15), row, t.rounds, t.delays, delays, Num(x), Num(y + 2), Num(kColumn - 10),
+        Num(kRow - 4), fails ? "#fcdcdc" : "#e8f0fb", fails ? kRed : "#7a9cc6",
+        Escape(t.action + (fails ? "  FAILS: " + t.failure : "")), Num(x + 6), Num(y + 15),
+        Escape(Fit(t.action, kChars)));
+    const std::string changed = fails ? "FAILS: " + t.failure : t.changes;
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", Num(changes_x),
+                       Num(y + 15), fails ? kRed : "#333", Escape(Fit(changed, 64)));
+  }
+  svg += fmt::format("<text x=\"10\" y=\"{}\" fill=\"#333\">reached: {}</text>\n", Num(height - 30),
+                     Escape(Fit(trace.back().state, 160)));
+  return svg + "</svg>\n";
+}
+
+}  // namespace druba::run

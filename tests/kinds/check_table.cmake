@@ -22,7 +22,7 @@ expect(0 "verdict: safe \\([^\n]*Thm. 7" verify "${DIR}/safe.tbl" --exhaust-shar
 expect(0 "verdict: safe \\(the reached abstract states are closed under every action"
        verify "${DIR}/safe.tbl" --mode ai)
 expect(0 "\"verdict\":\"safe\".*\"threads\":3,\"edges\":2" verify "${DIR}/safe.tbl" --json)
-expect(10 "verdict: violation.*trace \\(.*edge 1: 1 0 -> 2 1" verify "${DIR}/broken.tbl")
+expect(10 "verdict: violation.*trace: .*edge 1: 1 0 -> 2 1" verify "${DIR}/broken.tbl")
 expect(10 "verdict: violation" test "${DIR}/broken.tbl" --rounds 2 --delays 0)
 expect(0 "verdict: bounded" test "${DIR}/safe.tbl" --rounds 3 --delays 1)
 expect(10 "verdict: violation" verify "${DIR}/safe.tbl" --bad 1)

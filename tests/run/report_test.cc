@@ -1,7 +1,7 @@
-// The kind-free report (src/run/report.h) on hand-made runs: a kind's sections go where they say
-// (before or after the verdict in the text, in order after "runs" in the JSON), the kind's list
-// of disrespecting actions replaces the run's, its `next:` line replaces the generic one, and the
-// output files are written from the report alone.
+// The kind-free report (src/run/report.h) on hand-made runs: the verdict first; a kind's sections
+// go where they say (with the verdict's why, or after the trace, in the text; in order after "runs"
+// in the JSON), the kind's list of disrespecting actions replaces the run's, its `next:` line
+// replaces the generic one, and the output files are written from the report alone.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,18 +33,21 @@ Report Unknown() {
 
 TEST(ReportTest, SectionsGoWhereTheKindSays) {
   Report report = Unknown();
-  report.sections.push_back(
-      {"first", {{"x", 1}}, "before the verdict\n", Section::Place::kBeforeVerdict});
-  report.sections.push_back(
-      {"second", {{"y", 2}}, "after the verdict\n", Section::Place::kAfterVerdict});
+  report.sections.push_back({"first", {{"x", 1}}, "why\n", Section::Place::kWhy});
+  report.sections.push_back({"second", {{"y", 2}}, "detail\n", Section::Place::kDetail});
   const std::string text = TextReport(report);
-  const std::size_t before = text.find("before the verdict\n");
+  // The verdict first (after the line naming the run), then the kind's why, then its detail,
+  // then the figures.
   const std::size_t verdict = text.find("verdict: unknown");
-  const std::size_t after = text.find("after the verdict\n");
-  ASSERT_NE(before, std::string::npos);
-  ASSERT_NE(after, std::string::npos);
-  EXPECT_LT(before, verdict);
-  EXPECT_LT(verdict, after);
+  const std::size_t why = text.find("why\n");
+  const std::size_t detail = text.find("detail\n");
+  const std::size_t figures = text.find("statistics:");
+  ASSERT_NE(why, std::string::npos);
+  ASSERT_NE(detail, std::string::npos);
+  EXPECT_EQ(verdict, text.find('\n') + 1) << text;
+  EXPECT_LT(verdict, why);
+  EXPECT_LT(why, detail);
+  EXPECT_LT(detail, figures);
   const std::string json = JsonReport(report);
   EXPECT_NE(json.find(R"("first":{"x":1},"second":{"y":2})"), std::string::npos) << json;
 }
