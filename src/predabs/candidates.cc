@@ -4,6 +4,7 @@
 // time, and (one thread template) the same atoms over the other threads.
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,6 +134,84 @@ std::string BinderName(const Program& program) {
   return "i_refine";
 }
 
+// An integer variable the program names (a shared one, or the viewing thread's local).
+struct IntVar {
+  bool local = false;
+  std::uint32_t var = 0;
+  auto operator<=>(const IntVar&) const = default;
+};
+
+// The constants the program assigns to integer variables (`data := 40`), beside their initial
+// values: a variable at such a value is a state the program passes through.
+void AssignedConstants(const std::vector<Instr>& body, std::set<std::pair<IntVar, Int>>& out) {
+  for (const Instr& op : body) {
+    if (op.kind == Instr::Kind::kAssign) {
+      for (std::size_t i = 0; i < op.targets.size() && i < op.exprs.size(); ++i) {
+        const Instr::Target& t = op.targets[i];
+        const Expr& rhs = *op.exprs[i];
+        if (t.index == nullptr && rhs.kind == Kind::kNumber)
+          out.insert({{t.local, t.var}, rhs.value});
+      }
+    }
+    for (const std::vector<Instr>& block : op.blocks) AssignedConstants(block, out);
+  }
+}
+
+// The residues the program computes of integer variables (`x % 2` with a literal modulus of at
+// most 4): the variable's residue is an atom for each value.
+void Residues(const Expr& e, std::set<std::pair<IntVar, Int>>& out) {
+  Walk(e, [&](const Expr& x) {
+    if (x.kind != Kind::kBinary || x.op != Op::kMod || x.args[1]->kind != Kind::kNumber) return;
+    const Expr& v = *x.args[0];
+    const bool plain = (v.kind == Kind::kShared || v.kind == Kind::kLocal) && v.args.empty();
+    if (plain && x.args[1]->value >= 2 && x.args[1]->value <= 4) {
+      out.insert({{v.kind == Kind::kLocal, v.var}, x.args[1]->value});
+    }
+  });
+}
+
+void BodyResidues(const std::vector<Instr>& body, std::set<std::pair<IntVar, Int>>& out) {
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) Residues(*e, out);
+    for (const std::vector<Instr>& block : op.blocks) BodyResidues(block, out);
+  }
+}
+
+// Atoms on single integer variables that the conditions do not spell: the variable at each
+// constant the program assigns it, and its residue modulo each literal modulus it is taken by.
+void ValueAtoms(const Program& program, std::vector<Atom>& atoms) {
+  std::set<std::pair<IntVar, Int>> constants;
+  std::set<std::pair<IntVar, Int>> moduli;
+  for (const Statement& st : program.statements) {
+    AssignedConstants(st.body, constants);
+    BodyResidues(st.body, moduli);
+  }
+  const auto name = [&program](const IntVar& v) {
+    const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
+    return [&decl, v](const std::string& self_as) {
+      return decl.name + (v.local && !self_as.empty() ? "[" + self_as + "]" : "");
+    };
+  };
+  const auto locals = [](const IntVar& v) {
+    return v.local ? std::vector<std::uint32_t>{v.var} : std::vector<std::uint32_t>{};
+  };
+  for (const auto& [v, c] : constants) {
+    const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
+    if (decl.type == Type::kBool || decl.init == c) continue;  // the initial value has its atom
+    const auto n = name(v);
+    const std::string value = c.str();
+    atoms.push_back(
+        {[n, value](const std::string& s) { return n(s) + " == " + value; }, locals(v), true});
+  }
+  for (const auto& [v, m] : moduli) {
+    const auto n = name(v);
+    for (Int r = 0; r < m; ++r) {
+      const std::string text = " % " + m.str() + " == " + r.str();
+      atoms.push_back({[n, text](const std::string& s) { return n(s) + text; }, locals(v), true});
+    }
+  }
+}
+
 // The data atoms: condition atoms, Boolean variables, variables at their initial value, and
 // comparisons of two integer variables.
 std::vector<Atom> DataAtoms(const Program& program) {
@@ -167,6 +246,7 @@ std::vector<Atom> DataAtoms(const Program& program) {
   };
   add_vars(program.shared, false);
   add_vars(program.locals, true);
+  ValueAtoms(program, atoms);
   for (std::size_t a = 0; a < ints.size(); ++a) {
     for (std::size_t b = a + 1; b < ints.size(); ++b) {
       const Var x = ints[a];

@@ -86,7 +86,7 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
                                    f.tested, f.stats.queries, f.stats.seconds),
                        run::Section::Place::kDetail};
   // The last few steps (--json has every one).
-  const std::size_t shown = std::min<std::size_t>(f.round_notes.size(), 5);
+  const std::size_t shown = std::min<std::size_t>(f.round_notes.size(), 3);
   if (shown < f.round_notes.size()) {
     section.text +=
         fmt::format("  ({} earlier steps: --json lists them)\n", f.round_notes.size() - shown);
@@ -97,6 +97,7 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
   if (!f.stopped.empty()) section.text += "  stopped: " + f.stopped + "\n";
   const bool block_shown = !f.added.empty();
   if (block_shown) {
+    report.listed = 0;  // the block says more than the lists: those stay in the files and JSON
     section.text += report.verdict == Verdict::kSafe
                         ? "the abstraction that proved it (paste it into the model):\n" + block
                         : "the abstraction refinement ended with:\n" + block;

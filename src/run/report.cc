@@ -27,8 +27,6 @@ std::string NextAfterClosureBreak() {
 
 namespace {
 
-constexpr std::size_t kListed = 10;  // list entries the text report shows (JSON: all)
-
 // Invalid UTF-8 (a model's bytes, a file name) is replaced, never a reason to fail the report.
 std::string Dump(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -202,6 +200,7 @@ std::string Statistics(const Report& report) {
 std::string ListText(const std::string& title, const std::vector<std::string>& items,
                      std::size_t limit, const std::string& rest) {
   if (items.empty()) return "";
+  if (limit == 0) return fmt::format("{}: not listed here ({})\n", title, rest);
   std::string out = title + ":\n";
   for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += "  " + items[i] + "\n";
   if (items.size() > limit) {
@@ -219,14 +218,16 @@ std::string AbstractText(const Report& report) {
       (report.verdict == Verdict::kSafe ||
        (report.verdict == Verdict::kUnknown && run.num_abstract <= 64))) {
     out += ListText(fmt::format("abstract states ({})", run.num_abstract), run.abstract_states,
-                    kListed, "--dump-abstract FILE writes them all");
+                    report.listed, "--dump-abstract FILE writes them all");
   }
   if (report.disrespecting) {
-    out += ListText("actions that disrespect the abstraction" + report.disrespecting_scope,
-                    *report.disrespecting, kListed, "--json lists them all");
+    out += ListText(fmt::format("actions that disrespect the abstraction{} ({})",
+                                report.disrespecting_scope, report.disrespecting->size()),
+                    *report.disrespecting, report.listed, "--json lists them all");
   } else if (report.list_abstract) {
-    out += ListText("actions that disrespect the abstraction", run.disrespecting, kListed,
-                    "--json lists them all");
+    out += ListText(
+        fmt::format("actions that disrespect the abstraction ({})", run.disrespecting.size()),
+        run.disrespecting, report.listed, "--json lists them all");
   }
   return out;
 }

@@ -109,6 +109,9 @@ struct Report {
   std::optional<std::vector<std::string>> disrespecting;
   std::string disrespecting_scope;  // e.g. " across thread counts"
   std::string next;                 // an `unknown`: what to do next, when the kind knows better
+  // How many abstract states and actions the text lists (the rest: --dump-abstract, --json); a
+  // kind whose sections are long lists fewer, so that the report stays a screenful.
+  std::size_t listed = 10;
   std::size_t warnings = 0;
   double time_s = 0;
   std::string svg_title;

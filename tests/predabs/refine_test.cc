@@ -135,5 +135,27 @@ TEST(PredabsTest, RefinementCandidatesComeFromTheProgram) {
   EXPECT_EQ(b.pcs.size(), 1U);
 }
 
+// Candidates the conditions do not spell: a constant the program assigns (not its initial value,
+// which has its own atom; not a Boolean's), and each residue of a variable taken modulo a literal.
+TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
+  const Program program = ParseProgram(
+      "shared int data = 0;\nshared nat v = 0;\nshared bool f = false;\nlocal int l = 7;\n"
+      "thread T * 2 {\n  a: data := 40, f := true, l := 3;\n  b: data := data + 2, l := 7;\n"
+      "  c: if v % 2 == 0 then v := v + 1;\n  d: assert data != 1;\n}\n",
+      "values.drb");
+  const std::vector<std::string> candidates = CandidatePredicates(program);
+  const auto count = [&](const std::string& c) {
+    return std::count(candidates.begin(), candidates.end(), c);
+  };
+  EXPECT_EQ(count("data == 40"), 1);  // assigned
+  EXPECT_EQ(count("l == 3"), 1);      // a local's, in the viewing thread's words
+  EXPECT_EQ(count("l == 7"), 1);      // its initial value: once
+  EXPECT_EQ(count("data == 0"), 1);
+  EXPECT_EQ(count("f == 1"), 0);  // a Boolean is its own atom
+  EXPECT_EQ(count("v % 2 == 0"), 1);
+  EXPECT_EQ(count("v % 2 == 1"), 1);
+  EXPECT_EQ(count("data == 42"), 0);  // computed, not assigned
+}
+
 }  // namespace
 }  // namespace druba::predabs

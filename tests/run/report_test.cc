@@ -55,7 +55,7 @@ TEST(ReportTest, SectionsGoWhereTheKindSays) {
 TEST(ReportTest, TheKindsListAndNextLineReplaceTheGenericOnes) {
   Report report = Unknown();
   std::string text = TextReport(report);
-  EXPECT_NE(text.find("actions that disrespect the abstraction:\n  the run's action"),
+  EXPECT_NE(text.find("actions that disrespect the abstraction (1):\n  the run's action"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(NextAfterClosureBreak()), std::string::npos) << text;
@@ -63,7 +63,7 @@ TEST(ReportTest, TheKindsListAndNextLineReplaceTheGenericOnes) {
   report.disrespecting_scope = " across thread counts";
   report.next = "next: the kind's advice\n";
   text = TextReport(report);
-  EXPECT_NE(text.find("actions that disrespect the abstraction across thread counts:\n"
+  EXPECT_NE(text.find("actions that disrespect the abstraction across thread counts (1):\n"
                       "  the kind's action"),
             std::string::npos)
       << text;
