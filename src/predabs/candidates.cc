@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -138,7 +139,9 @@ std::string BinderName(const Program& program) {
 struct IntVar {
   bool local = false;
   std::uint32_t var = 0;
-  auto operator<=>(const IntVar&) const = default;
+  bool operator<(const IntVar& other) const {
+    return std::tie(local, var) < std::tie(other.local, other.var);
+  }
 };
 
 // The constants the program assigns to integer variables (`data := 40`), beside their initial
