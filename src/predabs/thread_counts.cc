@@ -7,6 +7,72 @@
 #include "common/diagnostics.h"
 
 namespace druba::predabs {
+namespace {
+
+constexpr int kMaxCountWitnesses = 8;  // Encoder::AtLeast
+
+bool ComparesValues(Expr::Op op) {
+  return op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt || op == Expr::Op::kLe ||
+         op == Expr::Op::kGt || op == Expr::Op::kGe;
+}
+
+// The largest "at least m threads" that `count OP k` needs (Encoder::CompareCount).
+Int WitnessesFor(Expr::Op op, bool count_on_left, const Int& k) {
+  if (!count_on_left) {
+    op = op == Expr::Op::kLt   ? Expr::Op::kGt
+         : op == Expr::Op::kLe ? Expr::Op::kGe
+         : op == Expr::Op::kGt ? Expr::Op::kLt
+         : op == Expr::Op::kGe ? Expr::Op::kLe
+                               : op;
+  }
+  return op == Expr::Op::kGe || op == Expr::Op::kLt ? k : k + 1;
+}
+
+// Mirrors what the symbolic encoding accepts (Encoder::EvalIn, CompareCount, AtLeast,
+// QuantifySymbolically), with the same messages at the same places.
+void CheckCounts(const Expr& e) {
+  if (e.kind == Expr::Kind::kBinary && ComparesValues(e.op) &&
+      (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount)) {
+    const bool left = e.args[0]->kind == Expr::Kind::kCount;
+    const Expr& count = *e.args[left ? 0 : 1];
+    const Expr& other = *e.args[left ? 1 : 0];
+    if (other.kind != Expr::Kind::kNumber) {
+      throw InputError(e.where,
+                       "with the thread count left symbolic, count(...) must be compared with a "
+                       "number (--threads N checks one count)");
+    }
+    if (WitnessesFor(e.op, left, other.value) > kMaxCountWitnesses) {
+      throw InputError(count.where,
+                       "with the thread count left symbolic, druba compares count(...) only with "
+                       "numbers up to 8 (--threads N checks one count)");
+    }
+    CheckCounts(*count.args[0]);
+    return;
+  }
+  if (e.kind == Expr::Kind::kCount) {
+    throw InputError(e.where,
+                     "with the thread count left symbolic, count(...) must be compared with a "
+                     "number (--threads N checks one count)");
+  }
+  for (const ExprPtr& arg : e.args) CheckCounts(*arg);
+}
+
+void CheckCounts(const std::vector<Instr>& body) {
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) CheckCounts(*e);
+    for (const Instr::Target& t : op.targets) {
+      if (t.index) CheckCounts(*t.index);
+    }
+    for (const std::vector<Instr>& block : op.blocks) CheckCounts(block);
+  }
+}
+
+}  // namespace
+
+void CheckCountsForEveryCount(const Program& program, const AbstractionSpec& spec) {
+  for (const Statement& st : program.statements) CheckCounts(st.body);
+  for (const Predicate& p : spec.predicates) CheckCounts(*p.expr);
+}
 
 ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
                                std::uint32_t max_threads) {

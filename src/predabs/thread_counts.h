@@ -45,6 +45,12 @@ struct ChosenAbstraction {
 ChosenAbstraction ChooseAbstraction(const Program& program, const std::string& name,
                                     const ThreadCounts& counts);
 
+// With the thread count left symbolic (--threads N..), count(...) can only be compared with a
+// number of at most 8 (the encoding states "at least k threads" with k witnesses). Throws
+// InputError at the first use in the program's statements or in `spec` that the encoding cannot
+// state, when the file is read rather than after the per-count runs.
+void CheckCountsForEveryCount(const Program& program, const AbstractionSpec& spec);
+
 // What one thread count's run tells the loop. `abstract_states` must stay valid until the loop
 // returns (the loop compares it with the next count's).
 struct CountOutcome {

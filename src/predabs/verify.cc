@@ -123,6 +123,7 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
   const ThreadCounts threads =
       ParseThreadCounts(request.drb.threads, program, request.drb.max_threads);
   const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
+  if (threads.every_count_from_first) CheckCountsForEveryCount(program, chosen.spec());
   if (threads.every_count_from_first && options.command == run::Command::kTest) {
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
