@@ -124,13 +124,6 @@ Term Encoder::Eval(const Expr& expr, const SymState& state, const ThreadCount& c
   return s_.And({value, s_.Not(s_.Or(errors))});
 }
 
-namespace {
-bool IsComparison(Expr::Op op) {
-  return op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt || op == Expr::Op::kLe ||
-         op == Expr::Op::kGt || op == Expr::Op::kGe;
-}
-}  // namespace
-
 Term Encoder::AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,
                       Term self, std::vector<Term>& slots) {
   if (k <= 0) return s_.BoolValue(true);
@@ -218,8 +211,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
       return e.op == Expr::Op::kNot ? s_.Not(a) : s_.Apply(Fn::kNeg, {a});
     }
     case Expr::Kind::kBinary: {
-      if (!count.fixed && IsComparison(e.op) &&
-          (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount)) {
+      if (!count.fixed && ComparesCount(e)) {
         return CompareCount(e, state, count, self, slots, errors);
       }
       const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
@@ -281,14 +273,7 @@ Term Encoder::CompareCount(const Expr& e, const SymState& state, const ThreadCou
                      "with the thread count left symbolic, count(...) must be "
                      "compared with a number");
   }
-  Expr::Op op = e.op;  // normalise to count OP k
-  if (!left) {
-    op = op == Expr::Op::kLt   ? Expr::Op::kGt
-         : op == Expr::Op::kLe ? Expr::Op::kGe
-         : op == Expr::Op::kGt ? Expr::Op::kLt
-         : op == Expr::Op::kGe ? Expr::Op::kLe
-                               : op;
-  }
+  const Expr::Op op = CountOnLeft(e);
   const Int& k = other.value;
   if (errors != nullptr) QuantifiedErrors(c, state, count, self, slots, errors);
   const auto at_least = [&](const Int& m) { return AtLeast(c, m, state, count, self, slots); };

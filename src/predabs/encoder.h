@@ -19,6 +19,35 @@
 
 namespace druba::predabs {
 
+// A comparison with count(...) on one side, which the encoding with the thread count left
+// symbolic states with "at least k threads" (Encoder::CompareCount; thread_counts.h checks such
+// uses when the file is read).
+inline bool ComparesCount(const Expr& e) {
+  const Expr::Op op = e.op;
+  return e.kind == Expr::Kind::kBinary &&
+         (op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt ||
+          op == Expr::Op::kLe || op == Expr::Op::kGt || op == Expr::Op::kGe) &&
+         (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount);
+}
+
+// The operator of a count comparison read as `count OP k`: turned round when count is on the
+// right.
+inline Expr::Op CountOnLeft(const Expr& e) {
+  if (e.args[0]->kind == Expr::Kind::kCount) return e.op;
+  switch (e.op) {
+    case Expr::Op::kLt:
+      return Expr::Op::kGt;
+    case Expr::Op::kLe:
+      return Expr::Op::kGe;
+    case Expr::Op::kGt:
+      return Expr::Op::kLt;
+    case Expr::Op::kGe:
+      return Expr::Op::kLe;
+    default:
+      return e.op;
+  }
+}
+
 using Term = Solver::Term;
 
 struct SymState {

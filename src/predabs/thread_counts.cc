@@ -5,34 +5,22 @@
 #include <fmt/format.h>
 
 #include "common/diagnostics.h"
+#include "predabs/encoder.h"
 
 namespace druba::predabs {
 namespace {
 
 constexpr int kMaxCountWitnesses = 8;  // Encoder::AtLeast
 
-bool ComparesValues(Expr::Op op) {
-  return op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt || op == Expr::Op::kLe ||
-         op == Expr::Op::kGt || op == Expr::Op::kGe;
-}
-
 // The largest "at least m threads" that `count OP k` needs (Encoder::CompareCount).
-Int WitnessesFor(Expr::Op op, bool count_on_left, const Int& k) {
-  if (!count_on_left) {
-    op = op == Expr::Op::kLt   ? Expr::Op::kGt
-         : op == Expr::Op::kLe ? Expr::Op::kGe
-         : op == Expr::Op::kGt ? Expr::Op::kLt
-         : op == Expr::Op::kGe ? Expr::Op::kLe
-                               : op;
-  }
+Int WitnessesFor(Expr::Op op, const Int& k) {
   return op == Expr::Op::kGe || op == Expr::Op::kLt ? k : k + 1;
 }
 
 // Mirrors what the symbolic encoding accepts (Encoder::EvalIn, CompareCount, AtLeast,
 // QuantifySymbolically), with the same messages at the same places.
 void CheckCounts(const Expr& e) {
-  if (e.kind == Expr::Kind::kBinary && ComparesValues(e.op) &&
-      (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount)) {
+  if (ComparesCount(e)) {
     const bool left = e.args[0]->kind == Expr::Kind::kCount;
     const Expr& count = *e.args[left ? 0 : 1];
     const Expr& other = *e.args[left ? 1 : 0];
@@ -41,7 +29,7 @@ void CheckCounts(const Expr& e) {
                        "with the thread count left symbolic, count(...) must be compared with a "
                        "number (--threads N checks one count)");
     }
-    if (WitnessesFor(e.op, left, other.value) > kMaxCountWitnesses) {
+    if (WitnessesFor(CountOnLeft(e), other.value) > kMaxCountWitnesses) {
       throw InputError(count.where,
                        "with the thread count left symbolic, druba compares count(...) only with "
                        "numbers up to 8 (--threads N checks one count)");
