@@ -55,6 +55,8 @@ std::string_view ProofName(Proof proof) {
       return "closed";
     case Proof::kExhausted:
       return "exhausted";
+    case Proof::kInvariant:
+      return "invariant";
   }
   return "none";
 }

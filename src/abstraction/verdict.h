@@ -23,6 +23,7 @@ enum class Proof {
   kUpperBound,  // no state of O violates the property
   kClosed,      // `ai`: the reached set is closed under every action
   kExhausted,   // `explicit`: every reachable state explored
+  kInvariant,   // `.drb`: an inductive invariant per location tuple excludes every failure
 };
 
 enum class Mode {

@@ -84,13 +84,14 @@ inline void ExpectSchema(const JsonValue& doc, const std::string& kind,
       throw InputError(value.where, message);
     }
   }
-  static constexpr std::string_view kProofs[] = {"plateau", "sandwich",  "upper-bound",
-                                                 "closed",  "exhausted", "every-count"};
+  static constexpr std::string_view kProofs[] = {
+      "plateau", "sandwich", "upper-bound", "closed", "exhausted", "every-count", "invariant"};
   const std::string& proof = doc.At("proof").AsString();
   if (std::find(std::begin(kProofs), std::end(kProofs), proof) == std::end(kProofs)) {
     throw InputError(
         doc.At("proof").where,
-        "proof is one of plateau, sandwich, upper-bound, closed, exhausted, every-count");
+        "proof is one of plateau, sandwich, upper-bound, closed, exhausted, every-count, "
+        "invariant");
   }
   doc.At("digest").AsString();
   doc.At("threads").AsUInt();

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "check/drb_fixed.h"
 #include "check/drb_steps.h"
 
 #include "check/drb_every_count.h"
@@ -20,179 +21,7 @@
 namespace druba::check {
 namespace {
 
-using drb::Expr;
 using drb::Program;
-using Kind = Expr::Kind;
-using Op = Expr::Op;
-
-// A symbolic state of the program with n threads: the shared variables, and per thread its
-// location and its locals.
-struct Sym {
-  std::vector<z3::expr> shared;
-  std::vector<z3::expr> pc;
-  std::vector<std::vector<z3::expr>> locals;
-};
-
-// The checker's own encoding of the `.drb` semantics (docs/drb.md) for a fixed thread count:
-// quantifiers over threads are unrolled, every subexpression is evaluated (a runtime error in any
-// of them fails the statement), division is Euclidean, and a failure sends the thread to `error`.
-class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
- public:
-  Encoding(const Program& program, std::uint32_t n, z3::context& ctx)
-      : StatementEncoder(program, ctx), n_(n) {
-    for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
-      const std::uint32_t count = program.templates.size() == 1 ? n : program.templates[t].count;
-      for (std::uint32_t c = 0; c < count; ++c) template_of_.push_back(t);
-    }
-    if (template_of_.size() != n) throw InputError({program.file, 0, 0}, "thread count mismatch");
-  }
-
-  Sym Fresh(const std::string& tag) {
-    Sym s;
-    for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
-    for (std::uint32_t t = 0; t < n_; ++t) {
-      s.pc.push_back(ctx_.int_const(fmt::format("{}pc{}", tag, t).c_str()));
-      s.locals.emplace_back();
-      for (const auto& v : p_.locals) {
-        s.locals[t].push_back(ctx_.int_const(fmt::format("{}{}{}", tag, v.name, t).c_str()));
-      }
-    }
-    return s;
-  }
-
-  // Declared types, every thread at one of its template's statements or its end (not failed).
-  z3::expr WellFormed(const Sym& s) {
-    z3::expr_vector parts(ctx_);
-    const auto typed = [&](const drb::Variable& v, const z3::expr& x) {
-      if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
-      if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
-    };
-    for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
-    for (std::uint32_t t = 0; t < n_; ++t) {
-      const auto& tt = p_.templates[template_of_[t]];
-      parts.push_back((s.pc[t] >= static_cast<int>(tt.first) &&
-                       s.pc[t] < static_cast<int>(tt.first + tt.size)) ||
-                      s.pc[t] == static_cast<int>(tt.end_pc));
-      for (std::size_t v = 0; v < p_.locals.size(); ++v) typed(p_.locals[v], s.locals[t][v]);
-    }
-    return z3::mk_and(parts);
-  }
-
-  // The value of `e` from thread `self`'s view; *fail collects when its evaluation fails.
-  z3::expr Eval(const Expr& e, const Sym& s, std::uint32_t self, std::vector<z3::expr>& bound,
-                z3::expr* fail) {
-    const auto at = [&](const std::vector<z3::expr>& per_thread, const Expr& holder) {
-      if (holder.args.empty()) return per_thread[self];
-      const z3::expr i = Eval(*holder.args[0], s, self, bound, fail);
-      *fail = *fail || i < 0 || i >= static_cast<int>(n_);
-      z3::expr out = per_thread[n_ - 1];
-      for (std::uint32_t t = n_ - 1; t-- > 0;)
-        out = z3::ite(i == static_cast<int>(t), per_thread[t], out);
-      return out;
-    };
-    switch (e.kind) {
-      case Kind::kNumber:
-      case Kind::kBool:
-      case Kind::kLabel:
-        return ctx_.int_val(e.value.str().c_str());
-      case Kind::kShared:
-        return s.shared[e.var];
-      case Kind::kLocal: {
-        std::vector<z3::expr> column;
-        for (std::uint32_t t = 0; t < n_; ++t) column.push_back(s.locals[t][e.var]);
-        return at(column, e);
-      }
-      case Kind::kPc:
-        return at(s.pc, e);
-      case Kind::kSharedElement:
-      case Kind::kLocalElement: {
-        const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
-        const auto size = static_cast<std::uint32_t>(e.value);
-        *fail = *fail || i < 0 || i >= static_cast<int>(size);
-        const auto& row = e.kind == Kind::kSharedElement ? s.shared : s.locals[self];
-        z3::expr out = row[e.var + size - 1];
-        for (std::uint32_t k = size - 1; k-- > 0;) {
-          out = z3::ite(i == static_cast<int>(k), row[e.var + k], out);
-        }
-        return out;
-      }
-      case Kind::kSelf:
-        return ctx_.int_val(self);
-      case Kind::kBound:
-        return bound[e.var];
-      case Kind::kUnary: {
-        const z3::expr v = Eval(*e.args[0], s, self, bound, fail);
-        return e.op == Op::kNot ? z3::ite(v == 0, ctx_.int_val(1), ctx_.int_val(0)) : -v;
-      }
-      case Kind::kBinary:
-        return Binary(e.op, Eval(*e.args[0], s, self, bound, fail),
-                      Eval(*e.args[1], s, self, bound, fail), fail);
-      case Kind::kForall:
-      case Kind::kExists:
-      case Kind::kCount:
-        break;
-    }
-    z3::expr count = ctx_.int_val(0);
-    for (std::uint32_t i = 0; i < n_; ++i) {
-      if (e.exclude_self && i == self) continue;
-      bound[e.var] = ctx_.int_val(i);
-      const z3::expr body = Eval(*e.args[0], s, self, bound, fail);
-      count = count + z3::ite(body != 0, ctx_.int_val(1), ctx_.int_val(0));
-    }
-    const int range = static_cast<int>(e.exclude_self ? n_ - 1 : n_);
-    if (e.kind == Kind::kForall) return z3::ite(count == range, ctx_.int_val(1), ctx_.int_val(0));
-    if (e.kind == Kind::kExists) return z3::ite(count > 0, ctx_.int_val(1), ctx_.int_val(0));
-    return count;
-  }
-
-  std::uint32_t n() const { return n_; }
-  std::uint32_t TemplateOf(std::uint32_t t) const { return template_of_[t]; }
-  z3::context& ctx() { return ctx_; }
-
-  // StatementEncoder: a step writes thread t's copy of a local, and moves t.
-  z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
-    return index < 0 || index >= static_cast<int>(x.size > 0 ? x.size : n_);
-  }
-  void Write(Sym& s, const Instr::Target& x, std::uint32_t t, const z3::expr* index,
-             const z3::expr& value) {
-    if (index == nullptr) {
-      (x.local ? s.locals[t][x.var] : s.shared[x.var]) = value;
-    } else if (x.size == 0) {  // thread *index's entry of a per-thread array
-      for (std::uint32_t u = 0; u < n_; ++u) {
-        s.locals[u][x.var] = z3::ite(*index == static_cast<int>(u), value, s.locals[u][x.var]);
-      }
-    } else {  // element *index of a fixed-size array
-      for (std::uint32_t k = 0; k < x.size; ++k) {
-        z3::expr& slot = x.local ? s.locals[t][x.var + k] : s.shared[x.var + k];
-        slot = z3::ite(*index == static_cast<int>(k), value, slot);
-      }
-    }
-  }
-  void MoveTo(Sym& s, std::uint32_t t, std::uint32_t location) { s.pc[t] = ctx_.int_val(location); }
-
- private:
-  std::uint32_t n_;
-  std::vector<std::uint32_t> template_of_;
-};
-
-// The abstraction of s from thread `view`'s point of view (the tracked locations, each predicate
-// as 0/1, false where its evaluation fails; the failed bit is left out: no state of S may have it).
-std::vector<z3::expr> Alpha(Encoding& enc, const drb::AbstractionSpec& spec, const Sym& s,
-                            std::uint32_t view) {
-  std::vector<z3::expr> out;
-  for (const auto& pc : spec.pcs) out.push_back(s.pc[pc.thread.value_or(view)]);
-  for (const auto& p : spec.predicates) {
-    std::vector<z3::expr> bound(64, enc.ctx().int_val(0));
-    z3::expr failed = enc.ctx().bool_val(false);
-    const z3::expr value = enc.Eval(*p.expr, s, view, bound, &failed) != 0;
-    out.push_back(z3::ite(value && !failed, enc.ctx().int_val(1), enc.ctx().int_val(0)));
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
 
 // S, each state read strictly: a tracked location is one its thread's template has (a statement
 // or its end: under view `every_count` thread 0's), a predicate is 0 or 1, the failed bit 0.
@@ -387,20 +216,7 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
     const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
     const bool deadlock = doc.At("deadlock").AsBool();
     const std::uint32_t n = doc.At("threads").AsUInt();
-    const Program program =
-        drb::ParseProgram(source + "\n" + doc.At("abstraction").AsString(), file);
-    // The block must add one abstraction and nothing else (no thread, variable or declaration).
-    const Program model = drb::ParseProgram(source, file);
-    if (program.abstractions.size() != model.abstractions.size() + 1 ||
-        program.statements.size() != model.statements.size() ||
-        program.templates.size() != model.templates.size() ||
-        program.shared.size() != model.shared.size() ||
-        program.locals.size() != model.locals.size() ||
-        program.check_deadlock != model.check_deadlock) {
-      throw InputError(
-          doc.At("abstraction").where,
-          "the abstraction must be one `abstraction NAME { ... }` block and nothing else");
-    }
+    const Program program = ParseWithBlock(doc.At("abstraction"), source, file);
     if (program.abstractions.empty() || n == 0 || n > 64 ||
         (program.templates.size() > 1 && n != program.NumThreads())) {
       throw InputError(doc.At("threads").where,

@@ -1,11 +1,13 @@
 #include "front/drb.h"
 
+#include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "check/drb_check.h"
 #include "check/drb_explicit.h"
+#include "check/drb_invariant.h"
 #include "common/digest.h"
 #include "common/files.h"
 #include "common/json_reader.h"
@@ -37,8 +39,8 @@ run::Outcome Replay(const RunOptions& request, const drb::Program& program,
 run::Outcome Check(const RunOptions& request, const DrbOptions& options, const std::string& source,
                    const run::Sinks& sinks) {
   const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
-  const bool explicit_states = doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString &&
-                               doc.At("kind").text == "drb explicit";
+  const std::string kind =
+      doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString ? doc.At("kind").text : "";
   if (!options.threads.empty()) {
     const bool every = doc.Has("every_count") && doc.At("every_count").AsBool();
     const std::string count = std::to_string(doc.At("threads").AsUInt());
@@ -53,10 +55,15 @@ run::Outcome Check(const RunOptions& request, const DrbOptions& options, const s
   }
   const std::string digest = ContentDigest({source});
   LimitWatch limits({request.time_limit_s, request.memory_limit_mb}, sinks.interrupted);
-  return CheckAnswer(
-      explicit_states
-          ? check::CheckDrbExplicitCertificate(doc, digest, source, request.model, &limits)
-          : check::CheckDrbCertificate(doc, digest, source, request.model, &limits));
+  if (kind == "drb explicit") {
+    return CheckAnswer(
+        check::CheckDrbExplicitCertificate(doc, digest, source, request.model, &limits));
+  }
+  if (kind == "drb invariant") {
+    return CheckAnswer(
+        check::CheckDrbInvariantCertificate(doc, digest, source, request.model, &limits));
+  }
+  return CheckAnswer(check::CheckDrbCertificate(doc, digest, source, request.model, &limits));
 }
 
 }  // namespace
@@ -81,13 +88,24 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
           "--refine", o.refine,
           "verify: when the closure test fails, add a predicate taken from the program that "
           "removes the break and verify again (on, the default); off: the abstraction as given, "
-          "the paper's algorithm alone. A proof prints the abstraction that proved it as a "
-          "block to paste")
+          "the paper's algorithm alone (no Horn invariant either: --horn). A proof prints the "
+          "abstraction that proved it as a block to paste")
       ->check(CLI::IsMember({"on", "off"}));
   max_threads_.push_back(
       group.add_option("--max-threads", o.max_threads,
                        "with --threads N..: the largest thread count to try (default 8)"));
   if (command != run::Command::kVerify) return;
+  const std::map<std::string, predabs::HornUse> horn_uses = {{"off", predabs::HornUse::kOff},
+                                                             {"atoms", predabs::HornUse::kAtoms},
+                                                             {"proof", predabs::HornUse::kProof},
+                                                             {"both", predabs::HornUse::kBoth}};
+  group
+      .add_option("--horn", o.horn,
+                  "at one thread count, when the first round ends unknown: ask a Horn solver "
+                  "(Z3's Spacer) for an inductive invariant, and use it as a proof of its own, "
+                  "checked (proof), give its atoms to refinement as candidates (atoms), both "
+                  "(the default: the proof first) or neither (off)")
+      ->transform(CLI::CheckedTransformer(horn_uses));
   group.add_option("--max-value", o.max_value,
                    "explicit: a variable beyond +-this ends the search with 'unknown' "
                    "(default 100)");

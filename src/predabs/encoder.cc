@@ -349,10 +349,22 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
   for (std::size_t v = 0; v < env.shared.size(); ++v) {
     parts.push_back(s_.Eq(ctx.post->shared[v], env.shared[v]));
   }
+  const Term pc = s_.Store(ctx.pre->pc, ctx.actor, target);
+  if (pointwise_posts_ && ctx.count->fixed) {
+    for (std::uint32_t i = 0; i < *ctx.count->fixed; ++i) {
+      const Term thread = s_.Num(i);
+      for (std::size_t v = 0; v < env.locals.size(); ++v) {
+        parts.push_back(
+            s_.Eq(s_.Select(ctx.post->locals[v], thread), s_.Select(env.locals[v], thread)));
+      }
+      parts.push_back(s_.Eq(s_.Select(ctx.post->pc, thread), s_.Select(pc, thread)));
+    }
+    return s_.And(parts);
+  }
   for (std::size_t v = 0; v < env.locals.size(); ++v) {
     parts.push_back(s_.Eq(ctx.post->locals[v], env.locals[v]));
   }
-  parts.push_back(s_.Eq(ctx.post->pc, s_.Store(ctx.pre->pc, ctx.actor, target)));
+  parts.push_back(s_.Eq(ctx.post->pc, pc));
   return s_.And(parts);
 }
 

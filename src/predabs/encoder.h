@@ -70,6 +70,10 @@ class Encoder {
   Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {}
 
   Solver& solver() { return s_; }
+  // At a fixed count, a step's post state is stated thread by thread (`post.l[i] == l'` for each
+  // thread i < n) instead of as an equality of arrays, so that states of scalars (the Horn
+  // encoding's relation arguments, in Store chains) reduce to scalar equalities.
+  void SetPointwisePosts(bool on) { pointwise_posts_ = on; }
 
   ThreadCount Fixed(std::uint32_t n) { return {n, s_.Num(n), s_.Num(0), 0}; }
   // A symbolic count of at least `min` threads; the constraints that say so go to `facts`.
@@ -152,6 +156,7 @@ class Encoder {
 
   const Program& program_;
   Solver& s_;
+  bool pointwise_posts_ = false;
 };
 
 }  // namespace druba::predabs

@@ -49,7 +49,7 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
 
 Refiner::Refiner(std::string source, const Program& program, const AbstractionSpec& start,
                  bool every_count, unsigned timeout_ms, std::uint32_t max_rounds,
-                 const SolverLog* log)
+                 const SolverLog* log, const std::vector<std::string>& first)
     : source_(std::move(source)),
       timeout_ms_(std::min(timeout_ms, kTestTimeoutMs)),
       max_rounds_(max_rounds),
@@ -66,7 +66,11 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
   for (const Predicate& p : start.predicates) lines_.push_back(PredicateLine(program, p));
   absl::flat_hash_set<std::string> have;
   for (const Predicate& p : start.predicates) have.insert(ExprToString(program, *p.expr));
-  for (const std::string& text : CandidatePredicates(program)) {
+  std::vector<std::string> texts = first;
+  const std::vector<std::string> own = CandidatePredicates(program);
+  texts.insert(texts.end(), own.begin(), own.end());
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    const std::string& text = texts[t];
     if (pool_.size() >= kMaxCandidates) break;
     const std::unique_ptr<Program> parsed = WithPredicates({"predicate " + text + ";"});
     if (!parsed) continue;
@@ -74,6 +78,7 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
     if (every_count && !spec.symmetric) continue;
     if (!have.insert(ExprToString(*parsed, *spec.predicates.back().expr)).second) continue;
     pool_.push_back(text);
+    if (t < first.size()) ++figures_.horn_candidates;
   }
   figures_.candidates = pool_.size();
   for (const std::string& text : pool_) Log("candidate " + text);
@@ -235,6 +240,17 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
     return std::pair(x.score, x.picks.size()) < std::pair(y.score, y.picks.size());
   });
   if (moves.size() > kMaxMoves) moves.resize(kMaxMoves);
+  // The Horn solver's atoms together state an inductive invariant (with the locations): tried
+  // first, all at once, when singles and pairs cannot say it (TryMove keeps a minimal part).
+  std::vector<std::size_t> group;
+  for (std::size_t c = 0; c < figures_.horn_candidates; ++c) {
+    if (usable(c) && !Taken(c, depth)) group.push_back(c);
+  }
+  if (group.size() > 2 && group.size() <= kMaxGroup) {
+    std::uint32_t total = 0;
+    for (const std::size_t c : group) total += score[c];
+    moves.insert(moves.begin(), Move{group, total});
+  }
   return moves;
 }
 
@@ -310,6 +326,15 @@ bool Refiner::TryMove(const Move& move, const Break& at, const Weights& weights,
         picks = {c};
         candidate = std::move(alone);
         break;
+      }
+    }
+  } else if (picks.size() > 2) {  // a group: drop each member that the rest can do without
+    for (std::size_t i = picks.size(); i-- > 0;) {
+      std::vector<std::size_t> fewer = picks;
+      fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+      if (auto without = removes(fewer)) {
+        picks = std::move(fewer);
+        candidate = std::move(without);
       }
     }
   }

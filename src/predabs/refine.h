@@ -64,6 +64,7 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
 struct RefineFigures {
   std::uint32_t rounds = 1;              // verification rounds, the first included
   std::size_t candidates = 0;            // candidates that parse and type check
+  std::size_t horn_candidates = 0;       // of those, from the Horn solver's invariant
   std::uint64_t tested = 0;              // candidate tests run
   SolverStats stats;                     // the solver work of those tests
   std::vector<std::string> added;        // the predicates added, in order
@@ -79,6 +80,8 @@ inline constexpr std::uint32_t kMaxRounds = 64;
 inline constexpr std::size_t kWeighedStates = 1 << 14;  // sampled states that weigh candidates
 inline constexpr std::uint32_t kPairScore = 2;          // pairs are tried up to this score
 inline constexpr std::size_t kMaxMoves = 2000;          // moves tried at one break
+inline constexpr std::size_t kMaxGroup =
+    8;  // the Horn solver's atoms are tried together up to this
 // A candidate test's solver query that takes longer counts as "does not remove the break".
 inline constexpr unsigned kTestTimeoutMs = 1000;
 
@@ -88,9 +91,11 @@ class Refiner {
   // (a block of `program` or the default one).
   // The search ends after `max_rounds` verification rounds (counted by CountRound). `log`, when
   // given, receives a line per candidate, break, choice and dead end (the library prints nothing).
+  // `first` are candidates that go before the program text's (the atoms of a Horn solver's
+  // invariant, predabs/horn.h).
   Refiner(std::string source, const Program& program, const AbstractionSpec& start,
           bool every_count, unsigned timeout_ms, std::uint32_t max_rounds = kMaxRounds,
-          const SolverLog* log = nullptr);
+          const SolverLog* log = nullptr, const std::vector<std::string>& first = {});
   ~Refiner();
   Refiner(const Refiner&) = delete;
   Refiner& operator=(const Refiner&) = delete;

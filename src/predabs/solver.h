@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,19 @@ enum class Fn : std::uint8_t {
   kIte,  // Boolean connectives; kIte on any sort
 };
 
+// What a term is, for reading a solver's answer back (the Horn solver's invariants): a number, a
+// Boolean constant, a free variable (by name) or an application of `fn` (n-ary kAdd, kMul, kAnd and
+// kOr; `a >= b` reads as kLe(b, a), `a > b` as kLt(b, a), a binary distinct as kNot(kEq));
+// anything else is kOther.
+struct TermView {
+  enum class Kind : std::uint8_t { kNumber, kBool, kVariable, kApply, kOther };
+  Kind kind = Kind::kOther;
+  Fn fn = Fn::kAnd;
+  Int value;  // kNumber; kBool: 0 or 1
+  std::string name;
+  std::vector<std::uint32_t> args;
+};
+
 class Solver {
  public:
   using Term = std::uint32_t;
@@ -47,6 +61,7 @@ class Solver {
   virtual Term FreshInt(const std::string& hint) = 0;
   virtual Term FreshBool(const std::string& hint) = 0;
   virtual Term FreshIntArray(const std::string& hint) = 0;  // Int -> Int
+  virtual Term ConstIntArray(const Int& value) = 0;         // Int -> Int, `value` everywhere
   // Threads of a symbolic count: an uninterpreted sort, so that quantifiers over threads stay in
   // a fragment the solver decides well (finite model finding).
   virtual Term FreshThread(const std::string& hint) = 0;
@@ -68,6 +83,22 @@ class Solver {
   // After kUnknown: the solver's reason.
   virtual std::string ReasonUnknown() = 0;
   virtual std::uint64_t num_checks() const = 0;
+  virtual TermView View(Term term) = 0;
+
+  // Constrained Horn clauses over relations of integers, decided by Z3's Spacer (independent of
+  // the Push/Assert/Check solver above). A rule is `body => head`, universally closed over the
+  // free variables in it; `head` is a relation applied to terms, or false (a query).
+  virtual std::uint32_t HornRelation(const std::string& name, std::size_t arity) = 0;
+  virtual Term HornApply(std::uint32_t relation, const std::vector<Term>& args) = 0;
+  // False when the body simplifies to false: the rule is left out.
+  virtual bool HornRule(Term body, std::optional<Term> head) = 0;
+  // Whether a query rule's body is derivable: kSat (yes), kUnsat (no: HornModel gives each
+  // relation an interpretation that is an inductive invariant excluding every query), or kUnknown
+  // (`timeout_ms` ran out, or the solver gave up: HornReason says why).
+  virtual SatResult HornSolve(unsigned timeout_ms) = 0;
+  // After kUnsat: relation's interpretation applied to `args`.
+  virtual Term HornModel(std::uint32_t relation, const std::vector<Term>& args) = 0;
+  virtual std::string HornReason() = 0;
 
   // Conveniences.
   Term Apply(Fn fn, std::initializer_list<Term> args) { return Apply(fn, std::vector<Term>(args)); }

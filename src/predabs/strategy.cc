@@ -1,8 +1,12 @@
 #include "predabs/strategy.h"
 
+#include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "predabs/describer.h"
+#include "predabs/horn.h"
 #include "predabs/model.h"
 #include "predabs/predicate_abstraction.h"
 #include "predabs/run_hooks.h"
@@ -77,23 +81,87 @@ std::optional<Round> RefineAfterFirst(const DrbRequest& request, const Program& 
       options.mode != Mode::kDruba || first.counts.verdict != Verdict::kUnknown) {
     return round;
   }
+  // At one thread count, the atoms of a Horn solver's invariant go first among the candidates.
+  std::vector<std::string> horn;
+  if (first.horn && (request.drb.horn == HornUse::kAtoms || request.drb.horn == HornUse::kBoth)) {
+    horn = first.horn->result.atoms;
+  }
   if (chosen.block == nullptr && program.symmetric && !threads.every_count_from_first) {
     ThreadCounts symmetric = threads;
     symmetric.every_count_from_first = true;
     const ChosenAbstraction own = ChooseAbstraction(program, "", symmetric);
     refiner.emplace(request.source, program, own.spec(), false, request.drb.solver_timeout_ms,
-                    kMaxRounds / 4, hooks.refine_log);
+                    kMaxRounds / 4, hooks.refine_log, horn);
     round = Refine(request, threads, *refiner,
                    RunRound(request, program, own.spec(), threads, limits, hooks), limits, hooks);
   }
   if ((!round || round->counts.verdict == Verdict::kUnknown) && !limits.Check()) {
     const std::uint32_t spent = refiner ? refiner->figures().rounds : 0;  // the first attempt's
     refiner.emplace(request.source, program, chosen.spec(), threads.every_count_from_first,
-                    request.drb.solver_timeout_ms, kMaxRounds, hooks.refine_log);
+                    request.drb.solver_timeout_ms, kMaxRounds, hooks.refine_log, horn);
     for (std::uint32_t r = 0; r < spent; ++r) refiner->CountRound();
     round = Refine(request, threads, *refiner, first, limits, hooks);
   }
   return round;
+}
+
+// After a first round that ended `unknown` at one thread count (verify, mode druba): asks the
+// Horn solver for an invariant (first.horn) and, when it is a proof (checked, HornUse allowing),
+// makes `first` a `safe` by it and returns true.
+bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCounts& threads,
+             Round& first, LimitWatch& limits, const StrategyHooks& hooks) {
+  const run::RunOptions& options = request.options;
+  if (request.drb.horn == HornUse::kOff || !request.drb.refine ||
+      options.command != run::Command::kVerify || options.mode != Mode::kDruba ||
+      first.counts.verdict != Verdict::kUnknown || threads.every_count_from_first ||
+      limits.Check()) {
+    return false;
+  }
+  const std::uint32_t n = threads.first;
+  const auto share = static_cast<unsigned>(
+      std::max(0.0, std::min(kHornTimeoutMs / 1000.0, limits.RemainingSeconds() / 4)) * 1000);
+  HornFigures& horn = first.horn.emplace();
+  horn.result = SolveHorn(program, n, options.deadlock, share);
+  const HornResult& found = horn.result;
+  if (hooks.refine_log != nullptr && *hooks.refine_log) {
+    (*hooks.refine_log)(fmt::format(
+        "druba: refine: Horn clauses: {} location tuples, {} rules, {} in {:.2f} s{}{}",
+        found.tuples, found.rules,
+        found.answer == SatResult::kUnsat ? "invariant found"
+        : found.answer == SatResult::kSat ? "a failure derivable"
+                                          : "undecided",
+        found.seconds, found.reason.empty() ? "" : " (" + found.reason + ")",
+        found.atoms.empty() ? "" : ": " + fmt::format("{}", fmt::join(found.atoms, "; "))));
+  }
+  if (found.answer != SatResult::kUnsat || found.invariant.empty() ||
+      request.drb.horn == HornUse::kAtoms) {
+    return false;
+  }
+  horn.check = CheckInvariant(request.source, program, n, options.deadlock, found.invariant,
+                              request.drb.solver_timeout_ms, &limits);
+  if (hooks.refine_log != nullptr && *hooks.refine_log) {
+    (*hooks.refine_log)(fmt::format(
+        "druba: refine: the invariant ({} tuples) {} ({} queries)", found.invariant.size(),
+        horn.check->holds ? "holds" : "fails: " + horn.check->why, horn.check->queries));
+  }
+  if (!horn.check->holds) return false;
+  horn.proved = true;
+  const std::string reason = fmt::format(
+      "an inductive invariant excludes every failure{} (one formula for each of {} location "
+      "tuples, from a Horn solver, checked)",
+      options.deadlock || program.check_deadlock ? " and deadlock" : "", found.invariant.size());
+  first.counts.verdict = Verdict::kSafe;
+  first.counts.reason = reason;
+  run::CountRun& run = first.runs.back();
+  run.result.verdict = Verdict::kSafe;
+  run.result.reason = reason;
+  run.result.proof = Proof::kInvariant;
+  run.result.closure_failure.reset();
+  run.closure_break.reset();
+  run.closure_breaks.clear();
+  run.certificate = InvariantCertificate(request.digest, n, options.deadlock, found.invariant);
+  run.certificate_note.clear();
+  return true;
 }
 
 }  // namespace
@@ -117,10 +185,14 @@ Round Verify(const DrbRequest& request, const Program& program, const ChosenAbst
              const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
              std::optional<Refiner>& refiner, bool* refined) {
   Round first = RunRound(request, program, chosen.spec(), threads, limits, hooks);
+  *refined = false;
+  if (TryHorn(request, program, threads, first, limits, hooks)) return first;
   std::optional<Round> last =
       RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, hooks);
   *refined = last && last->counts.verdict != Verdict::kUnknown;
-  return *refined ? std::move(*last) : std::move(first);
+  if (!*refined) return first;
+  last->horn = std::move(first.horn);
+  return std::move(*last);
 }
 
 }  // namespace druba::predabs

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "common/resources.h"
+#include "predabs/horn.h"
+#include "predabs/invariant.h"
 #include "predabs/options.h"
 #include "predabs/program.h"
 #include "predabs/refine.h"
@@ -38,10 +40,18 @@ struct StrategyHooks {
   run::ProgressSink progress;             // the progress line (empty: none)
 };
 
+// What the Horn solver did in a run (it runs at most once, at one thread count).
+struct HornFigures {
+  HornResult result;
+  std::optional<InvariantCheck> check;  // when its invariant was checked as a proof
+  bool proved = false;                  // the verdict is `safe` by that proof
+};
+
 // One verification round: every thread count the run covers, with one abstraction.
 struct Round {
   std::vector<run::CountRun> runs;
   ThreadCountsResult counts;
+  std::optional<HornFigures> horn;  // of the run, on the round reported
 };
 
 // One round of `program` with abstraction `spec`.

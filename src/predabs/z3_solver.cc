@@ -1,6 +1,12 @@
 // The Z3 implementation of predabs::Solver: the only file that includes z3++.h.
 #include <z3++.h>
 
+#include <memory>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
 #include "predabs/solver.h"
 
 namespace druba::predabs {
@@ -28,6 +34,9 @@ class Z3Solver final : public Solver {
   Term FreshIntArray(const std::string& hint) override {
     return Add(context_.constant(Name(hint).c_str(),
                                  context_.array_sort(context_.int_sort(), context_.int_sort())));
+  }
+  Term ConstIntArray(const drb::Int& value) override {
+    return Add(z3::const_array(context_.int_sort(), context_.int_val(value.str().c_str())));
   }
   Term FreshThread(const std::string& hint) override {
     return Add(context_.constant(Name(hint).c_str(), thread_sort_));
@@ -108,6 +117,147 @@ class Z3Solver final : public Solver {
   std::string ReasonUnknown() override { return solver_.reason_unknown(); }
   std::uint64_t num_checks() const override { return checks_; }
 
+  TermView View(Term term) override {
+    const z3::expr e = at(term);
+    TermView v;
+    if (e.is_numeral()) {
+      v.kind = TermView::Kind::kNumber;
+      v.value = drb::Int(e.get_decimal_string(0));
+      return v;
+    }
+    if (!e.is_app()) return v;
+    const Z3_decl_kind kind = e.decl().decl_kind();
+    if (kind == Z3_OP_TRUE || kind == Z3_OP_FALSE) {
+      v.kind = TermView::Kind::kBool;
+      v.value = kind == Z3_OP_TRUE ? 1 : 0;
+      return v;
+    }
+    if (kind == Z3_OP_UNINTERPRETED && e.num_args() == 0) {
+      v.kind = TermView::Kind::kVariable;
+      v.name = e.decl().name().str();
+      return v;
+    }
+    std::vector<Term> args;
+    for (unsigned i = 0; i < e.num_args(); ++i) args.push_back(Add(e.arg(i)));
+    const auto apply = [&](Fn fn, std::vector<Term> a) {
+      v.kind = TermView::Kind::kApply;
+      v.fn = fn;
+      v.args = std::move(a);
+      return v;
+    };
+    switch (kind) {
+      case Z3_OP_ADD:
+        return apply(Fn::kAdd, args);
+      case Z3_OP_SUB:
+        return args.size() == 2 ? apply(Fn::kSub, args) : v;
+      case Z3_OP_MUL:
+        return apply(Fn::kMul, args);
+      case Z3_OP_UMINUS:
+        return apply(Fn::kNeg, args);
+      case Z3_OP_IDIV:
+        return apply(Fn::kDiv, args);
+      case Z3_OP_MOD:
+        return apply(Fn::kMod, args);
+      case Z3_OP_LE:
+        return apply(Fn::kLe, args);
+      case Z3_OP_LT:
+        return apply(Fn::kLt, args);
+      case Z3_OP_GE:
+        return apply(Fn::kLe, {args[1], args[0]});
+      case Z3_OP_GT:
+        return apply(Fn::kLt, {args[1], args[0]});
+      case Z3_OP_EQ:
+        return apply(Fn::kEq, args);
+      case Z3_OP_DISTINCT:
+        return args.size() == 2 ? apply(Fn::kNot, {Add(at(args[0]) == at(args[1]))}) : v;
+      case Z3_OP_AND:
+        return apply(Fn::kAnd, args);
+      case Z3_OP_OR:
+        return apply(Fn::kOr, args);
+      case Z3_OP_NOT:
+        return apply(Fn::kNot, args);
+      case Z3_OP_IMPLIES:
+        return apply(Fn::kImplies, args);
+      case Z3_OP_ITE:
+        return apply(Fn::kIte, args);
+      default:
+        return v;
+    }
+  }
+
+  std::uint32_t HornRelation(const std::string& name, std::size_t arity) override {
+    z3::sort_vector domain(context_);
+    for (std::size_t i = 0; i < arity; ++i) domain.push_back(context_.int_sort());
+    relations_.push_back(context_.function(name.c_str(), domain, context_.bool_sort()));
+    relation_ids_.insert(relations_.back().id());
+    Fixedpoint().register_relation(relations_.back());
+    return static_cast<std::uint32_t>(relations_.size() - 1);
+  }
+  Term HornApply(std::uint32_t relation, const std::vector<Term>& args) override {
+    z3::expr_vector v(context_);
+    for (const Term t : args) v.push_back(at(t));
+    return Add(relations_[relation](v));
+  }
+  bool HornRule(Term body, std::optional<Term> head) override {
+    if (!query_) {
+      query_ = std::make_unique<z3::func_decl>(
+          context_.function("failure", 0, nullptr, context_.bool_sort()));
+      Fixedpoint().register_relation(*query_);
+      relation_ids_.insert(query_->id());
+    }
+    const z3::expr goal = head ? at(*head) : (*query_)();
+    // Closed over the body's and the head's free constants.
+    const z3::expr simple = at(body).simplify();
+    if (simple.is_false()) return false;
+    z3::expr rule = z3::implies(simple, goal);
+    const z3::expr_vector free = FreeConstants(rule);
+    if (!free.empty()) rule = z3::forall(free, rule);
+    Fixedpoint().add_rule(rule, context_.str_symbol(("r" + std::to_string(rules_++)).c_str()));
+    return true;
+  }
+  SatResult HornSolve(unsigned timeout_ms) override {
+    z3::params params(context_);
+    params.set("engine", "spacer");
+    // Inlining a relation into its neighbours leaves it no lemmas of its own: HornModel would
+    // read "true" for it.
+    params.set("xform.inline_linear", false);
+    params.set("xform.inline_eager", false);
+    params.set("timeout", timeout_ms);
+    Fixedpoint().set(params);
+    if (!query_) return SatResult::kUnsat;
+    z3::expr goal = (*query_)();
+    try {
+      switch (Fixedpoint().query(goal)) {
+        case z3::sat:
+          return SatResult::kSat;
+        case z3::unsat:
+          return SatResult::kUnsat;
+        case z3::unknown:
+          break;
+      }
+      horn_reason_ = Fixedpoint().reason_unknown();
+    } catch (const z3::exception& e) {
+      horn_reason_ = e.msg();
+    }
+    return SatResult::kUnknown;
+  }
+  Term HornModel(std::uint32_t relation, const std::vector<Term>& args) override {
+    if (!answer_read_) ReadAnswer();
+    const auto it = definitions_.find(relations_[relation].id());
+    // A relation the answer does not define is empty (the solver's preprocessing found that no
+    // rule derives it).
+    if (it == definitions_.end()) return Add(context_.bool_val(false));
+    z3::expr body = it->second.first;
+    const std::vector<unsigned>& index_of_arg = it->second.second;
+    // body's free de Bruijn variable i is the argument whose index is i.
+    z3::expr_vector by_index(context_);
+    std::vector<z3::expr> slots(index_of_arg.size(), context_.int_val(0));
+    for (std::size_t j = 0; j < index_of_arg.size(); ++j) slots[index_of_arg[j]] = at(args[j]);
+    for (const z3::expr& e : slots) by_index.push_back(e);
+    return Add(body.substitute(by_index));
+  }
+  std::string HornReason() override { return horn_reason_; }
+
  private:
   Term Add(const z3::expr& e) {
     terms_.push_back(e);
@@ -115,6 +265,70 @@ class Z3Solver final : public Solver {
   }
   const z3::expr& at(Term t) const { return terms_[t]; }
   std::string Name(const std::string& hint) { return hint + "!" + std::to_string(fresh_++); }
+  // The solver's answer after unsat: a conjunction of `forall x: R(x) = body(x)`, one per
+  // relation it defines (the relations it does not define are empty).
+  void ReadAnswer() {
+    answer_read_ = true;
+    const z3::expr answer = Fixedpoint().get_answer();
+    std::vector<z3::expr> parts;
+    if (answer.is_app() && answer.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = 0; i < answer.num_args(); ++i) parts.push_back(answer.arg(i));
+    } else {
+      parts.push_back(answer);
+    }
+    for (const z3::expr& part : parts) {
+      z3::expr eq = part.is_quantifier() ? part.body() : part;
+      if (!eq.is_app()) continue;
+      z3::expr head = eq;
+      z3::expr body = context_.bool_val(true);
+      if (eq.decl().decl_kind() == Z3_OP_EQ && eq.num_args() == 2) {
+        head = eq.arg(0);
+        body = eq.arg(1);
+      } else if (eq.decl().decl_kind() == Z3_OP_NOT && eq.num_args() == 1) {
+        head = eq.arg(0);
+        body = context_.bool_val(false);
+      }
+      if (!head.is_app() || !relation_ids_.contains(head.decl().id())) continue;
+      std::vector<unsigned> index_of_arg;
+      bool plain = true;
+      for (unsigned j = 0; j < head.num_args(); ++j) {
+        const z3::expr a = head.arg(j);
+        if (!a.is_var()) {
+          plain = false;
+          break;
+        }
+        index_of_arg.push_back(Z3_get_index_value(context_, a));
+      }
+      if (!plain || (part.is_quantifier() &&
+                     Z3_get_quantifier_num_bound(context_, part) != head.num_args())) {
+        continue;  // not a definition this reads: the relation stays undefined
+      }
+      definitions_.insert_or_assign(head.decl().id(), std::pair(body, index_of_arg));
+    }
+  }
+  z3::fixedpoint& Fixedpoint() {
+    if (!fixedpoint_) fixedpoint_ = std::make_unique<z3::fixedpoint>(context_);
+    return *fixedpoint_;
+  }
+  // The uninterpreted constants of `e` (the rule's variables), each once.
+  z3::expr_vector FreeConstants(const z3::expr& e) {
+    z3::expr_vector out(context_);
+    absl::flat_hash_set<unsigned> seen;
+    std::vector<z3::expr> todo{e};
+    while (!todo.empty()) {
+      const z3::expr x = todo.back();
+      todo.pop_back();
+      if (!seen.insert(x.id()).second) continue;
+      if (!x.is_app()) continue;
+      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+          !relation_ids_.contains(x.decl().id())) {
+        out.push_back(x);
+        continue;
+      }
+      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+    }
+    return out;
+  }
 
   z3::context context_;
   z3::sort thread_sort_;
@@ -123,6 +337,16 @@ class Z3Solver final : public Solver {
   std::unique_ptr<z3::model> model_;
   std::uint64_t fresh_ = 0;
   std::uint64_t checks_ = 0;
+  std::unique_ptr<z3::fixedpoint> fixedpoint_;  // the Horn clauses, made on first use
+  std::vector<z3::func_decl> relations_;
+  absl::flat_hash_set<unsigned> relation_ids_;  // and the query's: not rule variables
+  std::unique_ptr<z3::func_decl> query_;
+  std::uint64_t rules_ = 0;
+  std::string horn_reason_;
+  bool answer_read_ = false;
+  // Per relation (by its declaration's id), its definition and the de Bruijn index of each of
+  // its arguments there.
+  absl::flat_hash_map<unsigned, std::pair<z3::expr, std::vector<unsigned>>> definitions_;
 };
 
 }  // namespace

@@ -63,6 +63,7 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
     options.exhaust_share = 0;
     DrbOptions drb;
     drb.solver_timeout_ms = 5000;
+    drb.horn = HornUse::kOff;  // refinement alone (horn_test.cc tests the Horn solver's part)
     const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
     const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
     LimitWatch limits({0, 0}, nullptr);

@@ -23,6 +23,9 @@ class Generator {
   // With `structured`, programs also have a per-thread array `a[threads]` (read as a[self], a[i]
   // and a[(expression)], written as a[self]) and loops with bodies.
   void SetStructured(bool on) { structured_ = on; }
+  // With `unbounded`, some assignments add to a variable without the modulo that bounds the
+  // others (`x := x + 1`): counters that grow without bound.
+  void SetUnbounded(bool on) { unbounded_ = on; }
 
   // The text of the program made last.
   const std::string& Last() const { return last_; }
@@ -115,7 +118,13 @@ class Generator {
     if (op == 2) return "(" + std::to_string(R(0, 2)) + " * " + Int(depth - 1) + ")";
     return "(" + Int(depth - 1) + (op == 0 ? " + " : " - ") + Int(depth - 1) + ")";
   }
-  std::string Value() { return "(" + Int(2) + ") % 3"; }
+  std::string Value() {
+    if (unbounded_ && R(0, 2) == 0) {
+      return std::string(1, "xyl"[R(0, 2)]) + (R(0, 3) == 0 ? " - " : " + ") +
+             std::to_string(R(1, 2));
+    }
+    return "(" + Int(2) + ") % 3";
+  }
   std::string Cond(bool quantifiers) {
     static const char* const kCmp[] = {" == ", " != ", " < ", " <= "};
     const int kind = R(0, quantifiers ? 9 : 6);
@@ -160,6 +169,7 @@ class Generator {
   std::mt19937 rng_;
   bool division_;
   bool structured_ = false;
+  bool unbounded_ = false;
   bool in_predicate_ = false;
   int k_ = 1;
   std::string last_;

@@ -1,0 +1,67 @@
+// Invariants of a `.drb` program at a fixed thread count from a Horn solver (Z3's Spacer): the
+// program as constrained Horn clauses, one relation per tuple of thread locations, over the
+// shared variables and every thread's locals.
+//
+// Encoding. The location tuples are those the control flow reaches from the initial one, data
+// ignored (each statement goes to its next one, to a goto's target, or to the error location).
+// Per tuple L, the relation R_L(x) holds of the reachable states at L. Rules: the initial state is
+// in R_L0; for each tuple L, thread i whose location in L is a statement s, and target t of s,
+// R_L(x) && well-formed(x) && step_s,i(x, x') with thread i at t after => R_L[i:=t](x') (with t the
+// error location, a query instead: the step fails); with `check deadlock;`, R_L(x) && no thread
+// enabled (and one not finished) is a query. The steps are predabs::Encoder's, the same encoding
+// the closure test uses, states written as Store chains of scalars so that every array read is a
+// scalar.
+//
+// When the solver finds no query derivable, each relation's interpretation is an inductive
+// invariant at its tuple that excludes every failure. It is read back as `.drb` text (thread 0's
+// view, thread i's copy of a local as `l[i]`): refinement takes its atoms as candidate predicates.
+// Nothing here is a proof by itself: the predicates it yields go through the usual closure test.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predabs/program.h"
+#include "predabs/solver.h"
+
+namespace druba::predabs {
+
+// More location tuples than this and the encoding is not built (its size grows with their
+// product: measured in perf/, see docs/drb.md).
+inline constexpr std::size_t kMaxHornTuples = 4096;
+// The Horn solver's share of a run: at most this long, and a quarter of what the time limit leaves.
+inline constexpr unsigned kHornTimeoutMs = 10000;
+
+using Tuple = std::vector<std::uint32_t>;  // a location per thread
+
+// An invariant at one location tuple: every reachable state whose threads stand at `at` satisfies
+// `formula` (`.drb` text, thread 0's view).
+struct LocatedFormula {
+  Tuple at;
+  std::string formula;
+};
+
+struct HornResult {
+  // kUnsat: an inductive invariant excludes every failure; kSat: a failure is derivable (a
+  // counterexample the explorer will find or refute on its own); kUnknown: undecided.
+  SatResult answer = SatResult::kUnknown;
+  std::string reason;  // kUnknown: why
+  // kUnsat: the invariant's atoms as `.drb` text, each once, in the order met (atoms that name
+  // what `.drb` text cannot, such as another thread's element of a local array, are left out).
+  std::vector<std::string> atoms;
+  // kUnsat, when every relation's interpretation has `.drb` text: the invariant per location
+  // tuple, tuples no state reaches left out.
+  std::vector<LocatedFormula> invariant;
+  std::size_t tuples = 0;  // relations
+  std::size_t rules = 0;
+  double seconds = 0;
+};
+
+// Asks Spacer for an invariant of `program` at `threads` threads within `timeout_ms`; `deadlock`
+// (or the program's `check deadlock;`): one that also excludes deadlocks.
+HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadlock,
+                     unsigned timeout_ms);
+
+}  // namespace druba::predabs
