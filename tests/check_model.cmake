@@ -3,7 +3,7 @@
 #   # druba-expect-bounds: rounds=R delays=D          (bounds at the end of `verify`, top=1,
 #                                                      the paper's proof alone: --upper-bound off)
 #   # druba-expect-test: rounds=R delays=D verdict=V   (`druba test` with those bounds)
-# `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound, exhausted; JSON
+# `proof=NAME` checks which argument answered (plateau, sandwich, upper-bound, exhausted, invariant; JSON
 # "proof"). `exhaust=X` passes --exhaust-share X to verify (0: the paper's algorithm alone, no
 # exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
 # thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify;

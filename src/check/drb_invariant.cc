@@ -91,7 +91,7 @@ class InvariantQueries {
       const Sym s = enc_.Fresh(fmt::format("s{}_{}_", k, t));
       z3::expr_vector escapes(ctx_);
       for (const auto& o : enc_.Execute(t, at[t], s)) {
-        escapes.push_back(o.guard && (o.failed ? ctx_.bool_val(true) : !Covered(o.post)));
+        escapes.push_back(o.guard && (o.failed ? ctx_.bool_val(true) : !Covered(o.post, &at, t)));
       }
       ++*queries;
       const std::string why = Why(Decide(Here(k, s) && z3::mk_or(escapes)),
@@ -139,15 +139,29 @@ class InvariantQueries {
   }
   // s is at tuple k (well-formed) and satisfies its formula.
   z3::expr Here(std::size_t k, const Sym& s) {
-    return enc_.WellFormed(s) && AtTuple(s, tuples_[k]) && Alpha(enc_, spec_, s, 0)[k] == 1;
+    return enc_.WellFormed(s) && AtTuple(s, tuples_[k]) && Holds(k, s);
   }
-  z3::expr Covered(const Sym& s) {
-    const std::vector<z3::expr> holds = Alpha(enc_, spec_, s, 0);
+  // s is at a listed tuple and satisfies its formula. With `from`: only the tuples that agree
+  // with it but at thread `mover` (a step moves only its own thread; the others' disjuncts are
+  // false there).
+  z3::expr Covered(const Sym& s, const Tuple* from = nullptr, std::uint32_t mover = 0) {
     z3::expr_vector options(ctx_);
     for (std::size_t k = 0; k < tuples_.size(); ++k) {
-      options.push_back(AtTuple(s, tuples_[k]) && holds[k] == 1);
+      bool same = true;
+      for (std::uint32_t j = 0; from != nullptr && j < from->size(); ++j) {
+        same = same && (j == mover || tuples_[k][j] == (*from)[j]);
+      }
+      if (same) options.push_back(AtTuple(s, tuples_[k]) && Holds(k, s));
     }
     return z3::mk_or(options);
+  }
+
+  // Formula k holds in s (thread 0's view; false where its evaluation fails).
+  z3::expr Holds(std::size_t k, const Sym& s) {
+    std::vector<z3::expr> bound(p_.num_slots + 1, ctx_.int_val(0));
+    z3::expr failed = ctx_.bool_val(false);
+    const z3::expr value = enc_.Eval(*spec_.predicates[k].expr, s, 0, bound, &failed);
+    return value != 0 && !failed;
   }
 
   z3::check_result Decide(const z3::expr& query) {

@@ -1,8 +1,12 @@
 #include "predabs/horn.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -11,6 +15,7 @@
 
 #include "common/resources.h"
 #include "predabs/encoder.h"
+#include "predabs/horn_text.h"
 
 namespace druba::predabs {
 namespace {
@@ -33,307 +38,14 @@ std::vector<std::uint32_t> Targets(const Program& program, std::uint32_t stmt) {
   return out;
 }
 
-// A relation argument: its `.drb` text (empty: not expressible) and whether it is a Boolean.
-struct Arg {
-  std::string text;
-  bool boolean = false;
-};
-
-// Reads the solver's invariants back as `.drb` text.
-class Reader {
- public:
-  Reader(Solver& s, absl::flat_hash_map<std::string, Arg> args) : s_(s), args_(std::move(args)) {}
-
-  // The atoms of `formula` (comparisons of integers), each added once, in one form per split of
-  // the states (Comparison).
-  void Atoms(Term formula, std::vector<std::string>& out, absl::flat_hash_set<std::string>& seen) {
-    const TermView v = s_.View(formula);
-    if (v.kind != TermView::Kind::kApply) return;
-    switch (v.fn) {
-      case Fn::kAnd:
-      case Fn::kOr:
-      case Fn::kNot:
-      case Fn::kImplies:
-        for (const Term a : v.args) Atoms(a, out, seen);
-        return;
-      case Fn::kIte:
-        for (const Term a : v.args) {
-          if (IsBoolean(a)) Atoms(a, out, seen);
-        }
-        return;
-      case Fn::kEq:
-        if (IsBoolean(v.args[0])) {
-          for (const Term a : v.args) Atoms(a, out, seen);
-          return;
-        }
-        [[fallthrough]];
-      case Fn::kLe:
-      case Fn::kLt:
-        for (std::string& text : Comparison(formula, /*split=*/true)) {
-          if (seen.insert(text).second) out.push_back(std::move(text));
-        }
-        return;
-      default:
-        return;
-    }
-  }
-
-  // `formula` as a `.drb` Boolean expression of the same meaning, or nothing when some part has
-  // no `.drb` text.
-  std::optional<std::string> Formula(Term formula) {
-    const TermView v = s_.View(formula);
-    if (v.kind == TermView::Kind::kBool) return v.value != 0 ? "true" : "false";
-    if (v.kind != TermView::Kind::kApply) return {};
-    std::vector<std::string> args;
-    const auto all = [&](std::size_t from) {
-      for (std::size_t i = from; i < v.args.size(); ++i) {
-        std::optional<std::string> text = Formula(v.args[i]);
-        if (!text) return false;
-        args.push_back(std::move(*text));
-      }
-      return true;
-    };
-    const auto join = [&](const char* op) {
-      return "(" + fmt::format("{}", fmt::join(args, op)) + ")";
-    };
-    switch (v.fn) {
-      case Fn::kAnd:
-        if (!all(0)) return {};
-        return join(" && ");
-      case Fn::kOr:
-        if (!all(0)) return {};
-        return join(" || ");
-      case Fn::kNot:
-        if (!all(0)) return {};
-        return "!" + args[0];
-      case Fn::kImplies:
-        if (!all(0)) return {};
-        return join(" => ");
-      case Fn::kIte:
-        if (!IsBoolean(v.args[1]) || !all(0)) return {};
-        return fmt::format("(({0} && {1}) || (!{0} && {2}))", args[0], args[1], args[2]);
-      case Fn::kEq:
-        if (IsBoolean(v.args[0])) {
-          if (!all(0)) return {};
-          return fmt::format("(({0} && {1}) || (!{0} && !{1}))", args[0], args[1]);
-        }
-        [[fallthrough]];
-      case Fn::kLe:
-      case Fn::kLt: {
-        std::vector<std::string> cases = Comparison(formula, /*split=*/false);
-        if (cases.empty()) return {};
-        return cases.size() == 1 ? cases[0]
-                                 : "(" + fmt::format("{}", fmt::join(cases, " || ")) + ")";
-      }
-      default:
-        return {};
-    }
-  }
-
- private:
-  bool IsBoolean(Term t) {
-    const TermView v = s_.View(t);
-    if (v.kind == TermView::Kind::kBool) return true;
-    if (v.kind != TermView::Kind::kApply) return false;
-    switch (v.fn) {
-      case Fn::kAnd:
-      case Fn::kOr:
-      case Fn::kNot:
-      case Fn::kImplies:
-      case Fn::kLe:
-      case Fn::kLt:
-      case Fn::kEq:
-        return true;
-      case Fn::kIte:
-        return IsBoolean(v.args[1]);
-      default:
-        return false;
-    }
-  }
-
-  // The Boolean program variables `t` names.
-  void BooleansIn(Term t, std::vector<std::string>& out) {
-    const TermView v = s_.View(t);
-    if (v.kind == TermView::Kind::kVariable) {
-      const auto it = args_.find(v.name);
-      if (it != args_.end() && it->second.boolean &&
-          std::find(out.begin(), out.end(), v.name) == out.end()) {
-        out.push_back(v.name);
-      }
-      return;
-    }
-    for (const Term a : v.args) BooleansIn(a, out);
-  }
-
-  // An integer comparison as `.drb` text. `.drb` Booleans are not integers: a comparison that
-  // involves some (at most 2) is read per value of theirs. Split: each case's comparison alone,
-  // in one form per split of the states (an atom of a candidate); otherwise one text per case
-  // that holds it up to its exact meaning (`b && x <= 1`), or nothing when a part has no text.
-  std::vector<std::string> Comparison(Term t, bool split) {
-    std::vector<std::string> booleans;
-    BooleansIn(t, booleans);
-    std::vector<std::string> out;
-    if (booleans.size() > 2) return out;
-    for (std::size_t bits = 0; bits < (std::size_t{1} << booleans.size()); ++bits) {
-      fixed_.clear();
-      std::vector<std::string> cube;
-      for (std::size_t i = 0; i < booleans.size(); ++i) {
-        const bool on = ((bits >> i) & 1U) != 0;
-        fixed_[booleans[i]] = on ? "1" : "0";
-        cube.push_back((on ? "" : "!") + args_.at(booleans[i]).text);
-      }
-      std::optional<std::string> text = Linear(t, split);
-      if (split) {
-        if (text && *text != "true" && *text != "false") out.push_back(std::move(*text));
-        continue;
-      }
-      if (!text || (!booleans.empty() && args_.at(booleans[0]).text.empty())) {
-        fixed_.clear();
-        return {};
-      }
-      if (*text == "false") continue;
-      if (*text != "true") cube.push_back(*text);
-      out.push_back(cube.empty() ? "true" : "(" + fmt::format("{}", fmt::join(cube, " && ")) + ")");
-    }
-    fixed_.clear();
-    if (!split && out.empty()) out.emplace_back("false");
-    return out;
-  }
-
-  // sum of coefficient * variable (by `.drb` text, in text order) plus a constant.
-  struct Sum {
-    std::map<std::string, Int> terms;
-    Int constant = 0;
-  };
-  std::optional<Sum> SumOf(Term t) {
-    const TermView v = s_.View(t);
-    Sum out;
-    switch (v.kind) {
-      case TermView::Kind::kNumber:
-        out.constant = v.value;
-        return out;
-      case TermView::Kind::kVariable: {
-        if (const auto it = fixed_.find(v.name); it != fixed_.end()) {
-          out.constant = Int(it->second);
-          return out;
-        }
-        const auto it = args_.find(v.name);
-        if (it == args_.end() || it->second.text.empty() || it->second.boolean) return {};
-        out.terms[it->second.text] = 1;
-        return out;
-      }
-      case TermView::Kind::kApply:
-        break;
-      default:
-        return {};
-    }
-    std::vector<Sum> args;
-    for (const Term a : v.args) {
-      std::optional<Sum> l = SumOf(a);
-      if (!l) return {};
-      args.push_back(std::move(*l));
-    }
-    const auto add = [](Sum& to, const Sum& from, const Int& factor) {
-      for (const auto& [name, c] : from.terms) to.terms[name] += factor * c;
-      to.constant += factor * from.constant;
-    };
-    switch (v.fn) {
-      case Fn::kAdd:
-        for (const Sum& a : args) add(out, a, 1);
-        return out;
-      case Fn::kSub:
-        add(out, args[0], 1);
-        add(out, args[1], -1);
-        return out;
-      case Fn::kNeg:
-        add(out, args[0], -1);
-        return out;
-      case Fn::kMul: {
-        Int factor = 1;
-        const Sum* varying = nullptr;  // at most one factor with variables
-        for (const Sum& a : args) {
-          if (a.terms.empty()) {
-            factor *= a.constant;
-          } else if (varying == nullptr) {
-            varying = &a;
-          } else {
-            return {};
-          }
-        }
-        if (varying == nullptr) {
-          out.constant = factor;
-        } else {
-          add(out, *varying, factor);
-        }
-        return out;
-      }
-      default:
-        return {};
-    }
-  }
-
-  // A linear comparison `lhs OP rhs` (OP <=, < or ==) as `.drb` text: `sum <= bound` with the
-  // coefficients divided by their gcd, `<` as `<=` (integers), positive terms on the left;
-  // "true" or "false" when no variable is left. `split`: the first coefficient made positive,
-  // for `<=` by taking the negation, which splits the states alike (one text per atom).
-  std::optional<std::string> Linear(Term t, bool split) {
-    const TermView v = s_.View(t);
-    if (v.kind != TermView::Kind::kApply || v.args.size() != 2) return {};
-    std::optional<Sum> lhs = SumOf(v.args[0]);
-    std::optional<Sum> rhs = SumOf(v.args[1]);
-    if (!lhs || !rhs) return {};
-    Sum d = *lhs;  // d OP 0
-    for (const auto& [name, c] : rhs->terms) d.terms[name] -= c;
-    d.constant -= rhs->constant;
-    std::erase_if(d.terms, [](const auto& kv) { return kv.second == 0; });
-    const bool equality = v.fn == Fn::kEq;
-    if (v.fn == Fn::kLt) d.constant += 1;  // integers: e < 0 is e + 1 <= 0
-    if (d.terms.empty()) {
-      return (equality ? d.constant == 0 : d.constant <= 0) ? "true" : "false";
-    }
-    Int g = 0;
-    for (const auto& [name, c] : d.terms) g = boost::multiprecision::gcd(g, Int(abs(c)));
-    if (equality && d.constant % g != 0) return "false";
-    for (auto& [name, c] : d.terms) c /= g;
-    // sum <= -constant / g, rounded down; for an equality, exact.
-    Int bound = -d.constant;
-    bound = bound >= 0 || bound % g == 0 ? Int(bound / g) : Int(bound / g - 1);
-    if (split && d.terms.begin()->second < 0) {
-      for (auto& [name, c] : d.terms) c = -c;
-      // not (sum <= bound) is -sum <= -bound - 1; an equality just changes sides.
-      bound = equality ? Int(-bound) : Int(-bound - 1);
-    }
-    std::string left;
-    std::string right;
-    for (const auto& [name, c] : d.terms) {
-      std::string& side = c > 0 ? left : right;
-      const Int m = abs(c);
-      side += (side.empty() ? "" : " + ") + (m == 1 ? name : m.str() + " * " + name);
-    }
-    if (left.empty()) {
-      left = "0";
-    }
-    if (right.empty()) {
-      right = bound.str();
-    } else if (bound > 0) {
-      right += " + " + bound.str();
-    } else if (bound < 0) {
-      right += " - " + Int(-bound).str();
-    }
-    return left + (equality ? " == " : " <= ") + right;
-  }
-
-  Solver& s_;
-  absl::flat_hash_map<std::string, Arg> args_;  // by the solver's variable name
-  absl::flat_hash_map<std::string, std::string> fixed_;
-};
-
 class HornEncoding {
  public:
-  HornEncoding(const Program& program, std::uint32_t threads, bool deadlock, Solver& s)
+  HornEncoding(const Program& program, std::uint32_t threads, bool deadlock, HornForm form,
+               Solver& s)
       : p_(program),
         n_(threads),
         deadlock_(deadlock),
+        locations_as_arguments_(form == HornForm::kLocationArguments),
         s_(s),
         enc_(program, s),
         count_(enc_.Fixed(threads)) {
@@ -363,7 +75,53 @@ class HornEncoding {
     return tuples_.size() <= kMaxHornTuples;
   }
 
-  std::size_t Rules() {
+  std::size_t Rules() { return locations_as_arguments_ ? ArgumentRules() : TupleRules(); }
+
+  // The second form: one relation over the locations (as integers) and the variables.
+  std::size_t ArgumentRules() {
+    std::size_t rules = 0;
+    relations_.push_back(s_.HornRelation("reach", n_ + pre_.all.size()));
+    std::vector<Term> pre_pcs;
+    std::vector<Term> post_pcs;
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      pre_pcs.push_back(s_.FreshInt(fmt::format("h.pc.{}", i)));
+      post_pcs.push_back(s_.FreshInt(fmt::format("g.pc.{}", i)));
+    }
+    const SymState pre = StateWithPcs(pre_, pre_pcs);
+    const SymState post = StateWithPcs(post_, post_pcs);
+    const Term here = s_.And({ApplyAll(pre_pcs, pre_), enc_.WellFormed(pre, count_)});
+    s_.HornRule(s_.And({enc_.Initial(pre, count_), enc_.WellFormed(pre, count_)}),
+                ApplyAll(pre_pcs, pre_));
+    ++rules;
+    std::vector<Term> stuck{here};
+    std::vector<Term> unfinished;
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      const ThreadTemplate& tt = p_.templates[TemplateOf(i)];
+      const Term actor = s_.Num(i);
+      for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+        const Term at = s_.Eq(pre_pcs[i], s_.Num(stmt));
+        if (deadlock_) {
+          stuck.push_back(s_.Implies(at, s_.Not(enc_.Enabled(stmt, actor, pre, count_))));
+          if (!p_.statements[stmt].label.starts_with("end")) unfinished.push_back(at);
+        }
+        for (const std::uint32_t t : Targets(p_, stmt)) {
+          const Term step = s_.And(
+              {here, enc_.Step(stmt, actor, pre, post, count_), s_.Eq(post_pcs[i], s_.Num(t))});
+          const bool added = t == p_.error_pc ? s_.HornRule(step, std::nullopt)
+                                              : s_.HornRule(step, ApplyAll(post_pcs, post_));
+          rules += added ? 1 : 0;
+        }
+      }
+    }
+    if (deadlock_ && !unfinished.empty()) {
+      stuck.push_back(s_.Or(unfinished));
+      rules += s_.HornRule(s_.And(stuck), std::nullopt) ? 1 : 0;
+    }
+    return rules;
+  }
+
+  // The first form: one relation per location tuple.
+  std::size_t TupleRules() {
     std::size_t rules = 0;
     for (std::size_t r = 0; r < tuples_.size(); ++r) {
       relations_.push_back(s_.HornRelation(RelationName(tuples_[r]), pre_.all.size()));
@@ -409,8 +167,8 @@ class HornEncoding {
   // After kUnsat: the atoms of every relation's interpretation and, when each has `.drb` text,
   // the invariant (the tuples whose relation is empty left out).
   void Read(HornResult& out) {
-    absl::flat_hash_map<std::string, Arg> names;
-    const auto name = [&](Term var, Arg arg) { names[s_.View(var).name] = std::move(arg); };
+    absl::flat_hash_map<std::string, HornArg> names;
+    const auto name = [&](Term var, HornArg arg) { names[s_.View(var).name] = std::move(arg); };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) {
       name(pre_.shared[v], {p_.shared[v].name, p_.shared[v].type == Type::kBool});
     }
@@ -425,14 +183,15 @@ class HornEncoding {
         name(pre_.locals[i][v], {std::move(text), var.type == Type::kBool});
       }
     }
-    Reader reader(s_, std::move(names));
+    HornText reader(s_, std::move(names));
     absl::flat_hash_set<std::string> seen;
     bool whole = true;
     // A relation no rule leads to is empty; the solver's answer for it (its own slicing drops
     // such relations) may say anything.
-    std::vector<bool> derivable(tuples_.size(), false);
+    std::vector<bool> derivable(tuples_.size(), locations_as_arguments_);
     std::vector<std::size_t> todo{0};
     derivable[0] = true;
+    if (locations_as_arguments_) todo.clear();
     while (!todo.empty()) {
       const std::size_t r = todo.back();
       todo.pop_back();
@@ -443,9 +202,10 @@ class HornEncoding {
         }
       }
     }
-    for (std::size_t r = 0; r < relations_.size(); ++r) {
+    for (std::size_t r = 0; r < tuples_.size(); ++r) {
       if (!derivable[r]) continue;
-      const Term formula = s_.HornModel(relations_[r], pre_.all);
+      const Term formula =
+          locations_as_arguments_ ? ModelAt(tuples_[r]) : s_.HornModel(relations_[r], pre_.all);
       reader.Atoms(formula, out.atoms, seen);
       if (!whole) continue;
       std::optional<std::string> text = reader.Formula(formula);
@@ -498,6 +258,27 @@ class HornEncoding {
     return out;
   }
 
+  // The same with the locations as terms.
+  SymState StateWithPcs(const struct Scalars& x, const std::vector<Term>& pcs) {
+    SymState out = State(x, Tuple(n_, 0));
+    Term pc = s_.ConstIntArray(0);
+    for (std::uint32_t i = 0; i < n_; ++i) pc = s_.Store(pc, s_.Num(i), pcs[i]);
+    out.pc = pc;
+    return out;
+  }
+  Term ApplyAll(const std::vector<Term>& pcs, const struct Scalars& x) {
+    std::vector<Term> args = pcs;
+    args.insert(args.end(), x.all.begin(), x.all.end());
+    return s_.HornApply(relations_[0], args);
+  }
+  // The second form's interpretation at one tuple, over the variables.
+  Term ModelAt(const Tuple& at) {
+    std::vector<Term> args;
+    for (const std::uint32_t pc : at) args.push_back(s_.Num(pc));
+    args.insert(args.end(), pre_.all.begin(), pre_.all.end());
+    return s_.HornModel(relations_[0], args);
+  }
+
   Term Apply(std::size_t relation, const struct Scalars& x) {
     return s_.HornApply(relations_[relation], x.all);
   }
@@ -529,6 +310,7 @@ class HornEncoding {
   const Program& p_;
   std::uint32_t n_;
   bool deadlock_;
+  bool locations_as_arguments_;
   Solver& s_;
   Encoder enc_;
   ThreadCount count_;
@@ -540,28 +322,97 @@ class HornEncoding {
   std::vector<std::vector<std::size_t>> edges_;  // per tuple, the tuples its rules lead to
 };
 
+HornResult SolveWith(Solver& s, const Program& program, std::uint32_t threads, bool deadlock,
+                     unsigned timeout_ms, HornForm form);
+
+// The same, where an error of the solver (an interrupted one throws from whatever it was doing)
+// is `unknown`: the Horn solver is an extra, it never ends a run.
+HornResult SolveGuarded(Solver& s, const Program& program, std::uint32_t threads, bool deadlock,
+                        unsigned timeout_ms, HornForm form) {
+  try {
+    return SolveWith(s, program, threads, deadlock, timeout_ms, form);
+  } catch (const std::logic_error&) {
+    throw;  // a defect of druba's, not the solver's
+  } catch (const std::exception& e) {
+    HornResult out;
+    out.form = form;
+    out.reason = std::string("the solver stopped: ") + e.what();
+    return out;
+  }
+}
+
 }  // namespace
 
 HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadlock,
-                     unsigned timeout_ms) {
+                     unsigned timeout_ms, HornForm form) {
+  const std::unique_ptr<Solver> solver = MakeZ3Solver(timeout_ms);
+  return SolveGuarded(*solver, program, threads, deadlock, timeout_ms, form);
+}
+
+HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bool deadlock,
+                               unsigned timeout_ms, unsigned jobs) {
+  const Stopwatch clock;
+  if (jobs < 2) {  // one after the other, half the time each
+    HornResult first = SolveHorn(program, threads, deadlock, timeout_ms / 2, HornForm::kTuples);
+    if (first.answer == SatResult::kUnsat) return first;
+    const auto left =
+        static_cast<unsigned>(std::max(0.0, timeout_ms / 1000.0 - clock.Seconds()) * 1000);
+    HornResult second = SolveHorn(program, threads, deadlock, left, HornForm::kLocationArguments);
+    second.seconds = clock.Seconds();
+    return second.answer == SatResult::kUnsat ? second : first;
+  }
+  // Side by side, each in a context of its own; the first answer interrupts the other.
+  const std::unique_ptr<Solver> solvers[2] = {MakeZ3Solver(timeout_ms), MakeZ3Solver(timeout_ms)};
+  HornResult results[2];
+  std::atomic<int> done{0};
+  std::atomic<int> winner{-1};
+  {
+    std::vector<std::jthread> workers;
+    for (int k = 0; k < 2; ++k) {
+      workers.emplace_back([&, k] {
+        results[k] = SolveGuarded(*solvers[k], program, threads, deadlock, timeout_ms,
+                                  k == 0 ? HornForm::kTuples : HornForm::kLocationArguments);
+        int none = -1;
+        if (results[k].answer != SatResult::kUnknown) winner.compare_exchange_strong(none, k);
+        ++done;
+      });
+    }
+    while (done.load() < 2) {
+      // Interrupting again until the other stops: one that has not yet started its query sees
+      // the flag when it does.
+      if (const int w = winner.load(); w >= 0) solvers[1 - w]->Interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  const int w = winner.load();
+  HornResult out = std::move(results[w >= 0 ? w : 0]);
+  out.seconds = clock.Seconds();
+  return out;
+}
+
+namespace {
+
+HornResult SolveWith(Solver& s, const Program& program, std::uint32_t threads, bool deadlock,
+                     unsigned timeout_ms, HornForm form) {
   const Stopwatch clock;
   HornResult out;
+  out.form = form;
   if (threads == 0 || program.templates.empty()) {
     out.reason = "no threads";
     return out;
   }
-  const std::unique_ptr<Solver> solver = MakeZ3Solver(timeout_ms);
-  HornEncoding encoding(program, threads, deadlock || program.check_deadlock, *solver);
+  Solver* solver = &s;
+  HornEncoding encoding(program, threads, deadlock || program.check_deadlock, form, *solver);
   const bool fits = encoding.Explore();
   out.tuples = encoding.tuples();
-  if (!fits) {
+  if (!fits && form == HornForm::kTuples) {
     out.reason = fmt::format("more than {} location tuples", kMaxHornTuples);
     out.seconds = clock.Seconds();
     return out;
   }
   out.rules = encoding.Rules();
   out.answer = solver->HornSolve(timeout_ms);
-  if (out.answer == SatResult::kUnsat) {
+  if (out.answer == SatResult::kUnsat && fits) {
     encoding.Read(out);
   } else if (out.answer == SatResult::kUnknown) {
     out.reason = solver->HornReason();
@@ -570,4 +421,5 @@ HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadloc
   return out;
 }
 
+}  // namespace
 }  // namespace druba::predabs

@@ -31,8 +31,15 @@ namespace druba::predabs {
 // More location tuples than this and the encoding is not built (its size grows with their
 // product: measured in perf/, see docs/drb.md).
 inline constexpr std::size_t kMaxHornTuples = 4096;
-// The Horn solver's share of a run: at most this long, and a quarter of what the time limit leaves.
+// The Horn solver's share of a run: a quarter of what --time-limit leaves, or this long without.
 inline constexpr unsigned kHornTimeoutMs = 10000;
+
+// The two encodings: one relation per location tuple (Spacer keeps lemmas per tuple: far faster on
+// the bakery and the producer/consumer), or one relation with each thread's location as an
+// integer argument (its size grows with the number of statements, not with their product: far
+// faster on the Ticket Lock from 3 threads on; perf/horn_benchmarks.cc). Its invariant is read
+// back at each tuple the control flow reaches, when there are at most kMaxHornTuples.
+enum class HornForm : std::uint8_t { kTuples, kLocationArguments };
 
 using Tuple = std::vector<std::uint32_t>;  // a location per thread
 
@@ -54,7 +61,8 @@ struct HornResult {
   // kUnsat, when every relation's interpretation has `.drb` text: the invariant per location
   // tuple, tuples no state reaches left out.
   std::vector<LocatedFormula> invariant;
-  std::size_t tuples = 0;  // relations
+  HornForm form = HornForm::kTuples;  // the encoding that answered (or was tried)
+  std::size_t tuples = 0;             // location tuples the control flow reaches
   std::size_t rules = 0;
   double seconds = 0;
 };
@@ -62,6 +70,12 @@ struct HornResult {
 // Asks Spacer for an invariant of `program` at `threads` threads within `timeout_ms`; `deadlock`
 // (or the program's `check deadlock;`): one that also excludes deadlocks.
 HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadlock,
-                     unsigned timeout_ms);
+                     unsigned timeout_ms, HornForm form = HornForm::kTuples);
+
+// Both forms within `timeout_ms`: side by side in two threads when `jobs` >= 2 (the first answer
+// stops the other), else one after the other with half the time each. Returns the answer, or the
+// tuple form's `unknown`.
+HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bool deadlock,
+                               unsigned timeout_ms, unsigned jobs);
 
 }  // namespace druba::predabs

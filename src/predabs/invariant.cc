@@ -48,7 +48,7 @@ class Conditions {
       const SymState pre = enc_.FreshState("s", count_);
       const SymState post = enc_.FreshState("t", count_);
       const Term step = enc_.Step(at[i], s_.Num(i), pre, post, count_);
-      if (!Unsat({Here(k, pre), step, s_.Not(Covered(post))})) {
+      if (!Unsat({Here(k, pre), step, s_.Not(Covered(post, &at, i))})) {
         return fmt::format("a step of thread {} at {} from tuple {} leaves the invariant{}", i,
                            p_.PcName(at[i]), k, undecided_);
       }
@@ -86,13 +86,22 @@ class Conditions {
     }
     return s_.And(same);
   }
-  Term Covered(const SymState& s) {
+  // s is at a listed tuple and satisfies its formula. With `from`: only the tuples that agree
+  // with it but at thread `mover` (the others after a step of that thread from `from`).
+  Term Covered(const SymState& s, const Tuple* from = nullptr, std::uint32_t mover = 0) {
     std::vector<Term> options;
     for (std::size_t k = 0; k < invariant_.size(); ++k) {
-      options.push_back(
-          s_.And({At(invariant_[k].at, s), enc_.Eval(*Formula(k), s, count_, count_.zero)}));
+      const Tuple& at = invariant_[k].at;
+      if (from != nullptr && !SameBut(at, *from, mover)) continue;
+      options.push_back(s_.And({At(at, s), enc_.Eval(*Formula(k), s, count_, count_.zero)}));
     }
     return s_.Or(options);
+  }
+  static bool SameBut(const Tuple& a, const Tuple& b, std::uint32_t i) {
+    for (std::uint32_t j = 0; j < a.size(); ++j) {
+      if (j != i && a[j] != b[j]) return false;
+    }
+    return true;
   }
   const Expr* Formula(std::size_t k) const {
     return p_.abstractions.back().predicates[k].expr.get();

@@ -99,6 +99,8 @@ class Solver {
   // After kUnsat: relation's interpretation applied to `args`.
   virtual Term HornModel(std::uint32_t relation, const std::vector<Term>& args) = 0;
   virtual std::string HornReason() = 0;
+  // From another thread: makes the running (or the next) HornSolve return kUnknown soon.
+  virtual void Interrupt() = 0;
 
   // Conveniences.
   Term Apply(Fn fn, std::initializer_list<Term> args) { return Apply(fn, std::vector<Term>(args)); }

@@ -118,10 +118,13 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
     return false;
   }
   const std::uint32_t n = threads.first;
-  const auto share = static_cast<unsigned>(
-      std::max(0.0, std::min(kHornTimeoutMs / 1000.0, limits.RemainingSeconds() / 4)) * 1000);
+  // Its share: a quarter of what the time limit leaves, or kHornTimeoutMs without one.
+  const double seconds = options.time_limit_s > 0 ? std::max(0.0, limits.RemainingSeconds() / 4)
+                                                  : kHornTimeoutMs / 1000.0;
+  const auto share = static_cast<unsigned>(seconds * 1000);
   HornFigures& horn = first.horn.emplace();
-  horn.result = SolveHorn(program, n, options.deadlock, share);
+  horn.result =
+      SolveHornEitherForm(program, n, options.deadlock, share, run::JobsFromOption(options.jobs));
   const HornResult& found = horn.result;
   if (hooks.refine_log != nullptr && *hooks.refine_log) {
     (*hooks.refine_log)(fmt::format(
@@ -159,6 +162,7 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   run.result.closure_failure.reset();
   run.closure_break.reset();
   run.closure_breaks.clear();
+  run.disrespecting.clear();  // the invariant does not rest on the abstraction
   run.certificate = InvariantCertificate(request.digest, n, options.deadlock, found.invariant);
   run.certificate_note.clear();
   return true;

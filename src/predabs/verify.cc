@@ -115,6 +115,50 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
   }
 }
 
+// What the Horn solver did, in the report's words: why `safe` holds when its invariant proved
+// it, else a line after the verdict.
+void AddHorn(const HornFigures& horn, run::Report& report) {
+  const HornResult& r = horn.result;
+  const std::string answer = r.answer == SatResult::kUnsat ? "invariant found"
+                             : r.answer == SatResult::kSat ? "a failure derivable"
+                                                           : "undecided";
+  run::Json json = {
+      {"location_tuples", r.tuples}, {"rules", r.rules}, {"answer", answer},
+      {"seconds", r.seconds},        {"atoms", r.atoms}, {"invariant_tuples", r.invariant.size()},
+      {"proved", horn.proved}};
+  if (!r.reason.empty()) json["reason"] = r.reason;
+  const std::string form =
+      r.form == HornForm::kTuples ? "a relation per location tuple" : "the locations as arguments";
+  json["form"] = form;
+  std::string text = fmt::format(
+      "Horn solver (Spacer): {} location tuples, {} rules ({}): {} in {:.2f} s{}", r.tuples,
+      r.rules, form, answer, r.seconds, r.reason.empty() ? "" : " (" + r.reason + ")");
+  if (horn.check) {
+    json["check"] = {{"holds", horn.check->holds},
+                     {"queries", horn.check->queries},
+                     {"seconds", horn.check->seconds}};
+    if (!horn.check->holds) json["check"]["why"] = horn.check->why;
+  }
+  if (horn.proved) {
+    report.listed = 0;  // the reached abstract states are not what proves it: their count only
+    report.sections.push_back(
+        {"horn", json,
+         fmt::format("  proof: invariant: one formula for each of the {} location tuples a "
+                     "state can reach; the initial state satisfies it, every step keeps it, and "
+                     "no failure{} satisfies it ({} queries, {:.2f} s; from the {})\n",
+                     r.invariant.size(), report.options.deadlock ? " or deadlock" : "",
+                     horn.check->queries, horn.check->seconds, text),
+         run::Section::Place::kWhy});
+    return;
+  }
+  if (horn.check) {
+    text += "; the invariant read back does not hold: " + horn.check->why;
+  } else if (!r.atoms.empty()) {
+    text += fmt::format("; its {} atoms went first among refinement's candidates", r.atoms.size());
+  }
+  report.sections.push_back({"horn", json, text + "\n", run::Section::Place::kDetail});
+}
+
 }  // namespace
 
 run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
@@ -166,6 +210,7 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
                                &final_program, &spec, KeptOf(last_run).abstract_set.get()});
   }
   if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
+  if (round.horn) AddHorn(*round.horn, report);
   if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
                   counts.verdict == Verdict::kUnknown)) {
     AddRefinement(*refiner, report);

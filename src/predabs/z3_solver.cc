@@ -1,6 +1,7 @@
 // The Z3 implementation of predabs::Solver: the only file that includes z3++.h.
 #include <z3++.h>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -225,6 +226,10 @@ class Z3Solver final : public Solver {
     params.set("timeout", timeout_ms);
     Fixedpoint().set(params);
     if (!query_) return SatResult::kUnsat;
+    if (interrupted_) {
+      horn_reason_ = "interrupted";
+      return SatResult::kUnknown;
+    }
     z3::expr goal = (*query_)();
     try {
       switch (Fixedpoint().query(goal)) {
@@ -254,9 +259,13 @@ class Z3Solver final : public Solver {
     std::vector<z3::expr> slots(index_of_arg.size(), context_.int_val(0));
     for (std::size_t j = 0; j < index_of_arg.size(); ++j) slots[index_of_arg[j]] = at(args[j]);
     for (const z3::expr& e : slots) by_index.push_back(e);
-    return Add(body.substitute(by_index));
+    return Add(body.substitute(by_index).simplify());
   }
   std::string HornReason() override { return horn_reason_; }
+  void Interrupt() override {
+    interrupted_ = true;
+    context_.interrupt();
+  }
 
  private:
   Term Add(const z3::expr& e) {
@@ -344,6 +353,7 @@ class Z3Solver final : public Solver {
   std::uint64_t rules_ = 0;
   std::string horn_reason_;
   bool answer_read_ = false;
+  std::atomic<bool> interrupted_{false};
   // Per relation (by its declaration's id), its definition and the de Bruijn index of each of
   // its arguments there.
   absl::flat_hash_map<unsigned, std::pair<z3::expr, std::vector<unsigned>>> definitions_;
