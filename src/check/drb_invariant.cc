@@ -94,10 +94,10 @@ class InvariantQueries {
         escapes.push_back(o.guard && (o.failed ? ctx_.bool_val(true) : !Covered(o.post, &at, t)));
       }
       ++*queries;
-      const std::string why = Why(Decide(Here(k, s) && z3::mk_or(escapes)),
-                                  fmt::format("tuple {}: a step of thread {} executing {} fails "
-                                              "or leaves the covered states",
-                                              k, t, p_.statements[at[t]].label));
+      std::string why = Why(Decide(Here(k, s) && z3::mk_or(escapes)),
+                            fmt::format("tuple {}: a step of thread {} executing {} fails "
+                                        "or leaves the covered states",
+                                        k, t, p_.statements[at[t]].label));
       if (!why.empty()) return why;
     }
     return "";

@@ -368,6 +368,7 @@ HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bo
   std::atomic<int> winner{-1};
   {
     std::vector<std::jthread> workers;
+    workers.reserve(2);
     for (int k = 0; k < 2; ++k) {
       workers.emplace_back([&, k] {
         results[k] = SolveGuarded(*solvers[k], program, threads, deadlock, timeout_ms,
