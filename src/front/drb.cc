@@ -95,17 +95,18 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
       group.add_option("--max-threads", o.max_threads,
                        "with --threads N..: the largest thread count to try (default 8)"));
   if (command != run::Command::kVerify) return;
-  const std::map<std::string, predabs::HornUse> horn_uses = {{"off", predabs::HornUse::kOff},
-                                                             {"atoms", predabs::HornUse::kAtoms},
+  const std::map<std::string, predabs::HornUse> horn_uses = {{"both", predabs::HornUse::kBoth},
                                                              {"proof", predabs::HornUse::kProof},
-                                                             {"both", predabs::HornUse::kBoth}};
+                                                             {"atoms", predabs::HornUse::kAtoms},
+                                                             {"off", predabs::HornUse::kOff}};
   group
-      .add_option("--horn", o.horn,
-                  "at one thread count, when the first round ends unknown: ask a Horn solver "
-                  "(Z3's Spacer) for an inductive invariant, and use it as a proof of its own, "
-                  "checked (proof), give its atoms to refinement as candidates (atoms), both "
-                  "(the default: the proof first) or neither (off)")
-      ->transform(CLI::CheckedTransformer(horn_uses));
+      .add_option_function<std::string>(
+          "--horn", [&o, horn_uses](const std::string& value) { o.horn = horn_uses.at(value); },
+          "at one thread count, when the first round ends unknown: ask a Horn solver (Z3's "
+          "Spacer) for an inductive invariant, and use it as a proof of its own, checked "
+          "(proof), give its atoms to refinement as candidates (atoms), both (the default: the "
+          "proof first) or neither (off)")
+      ->check(CLI::IsMember({"both", "proof", "atoms", "off"}));
   group.add_option("--max-value", o.max_value,
                    "explicit: a variable beyond +-this ends the search with 'unknown' "
                    "(default 100)");
