@@ -254,6 +254,7 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     PollLimits(limits);
     z3::params params(ctx);
     params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
+    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver.set(params);
     solver.push();
     solver.add(query);

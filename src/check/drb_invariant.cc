@@ -168,6 +168,7 @@ class InvariantQueries {
     PollLimits(limits_);
     z3::params params(ctx_);
     params.set("timeout", QueryTimeoutMs(timeout_ms_, limits_));
+    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver_.set(params);
     solver_.push();
     solver_.add(query);

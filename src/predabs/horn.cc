@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -350,43 +351,57 @@ HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadloc
 }
 
 HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bool deadlock,
-                               unsigned timeout_ms, unsigned jobs) {
+                               unsigned timeout_ms, unsigned jobs,
+                               const std::function<bool()>& stop) {
   const Stopwatch clock;
-  if (jobs < 2) {  // one after the other, half the time each
-    HornResult first = SolveHorn(program, threads, deadlock, timeout_ms / 2, HornForm::kTuples);
-    if (first.answer == SatResult::kUnsat) return first;
-    const auto left =
-        static_cast<unsigned>(std::max(0.0, timeout_ms / 1000.0 - clock.Seconds()) * 1000);
-    HornResult second = SolveHorn(program, threads, deadlock, left, HornForm::kLocationArguments);
-    second.seconds = clock.Seconds();
-    return second.answer == SatResult::kUnsat ? second : first;
-  }
-  // Side by side, each in a context of its own; the first answer interrupts the other.
+  // Each form in a Z3 context of its own, in worker threads: this thread watches `stop` and
+  // interrupts them (and, side by side, the first answer interrupts the other).
   const std::unique_ptr<Solver> solvers[2] = {MakeZ3Solver(timeout_ms), MakeZ3Solver(timeout_ms)};
   HornResult results[2];
   std::atomic<int> done{0};
   std::atomic<int> winner{-1};
+  std::atomic<bool> stopped{false};
+  const bool side_by_side = jobs >= 2;
+  const auto run = [&](int k, unsigned ms) {
+    results[k] = SolveGuarded(*solvers[k], program, threads, deadlock, ms,
+                              k == 0 ? HornForm::kTuples : HornForm::kLocationArguments);
+    int none = -1;
+    if (results[k].answer != SatResult::kUnknown) winner.compare_exchange_strong(none, k);
+  };
   {
     std::vector<std::jthread> workers;
     workers.reserve(2);
-    for (int k = 0; k < 2; ++k) {
-      workers.emplace_back([&, k] {
-        results[k] = SolveGuarded(*solvers[k], program, threads, deadlock, timeout_ms,
-                                  k == 0 ? HornForm::kTuples : HornForm::kLocationArguments);
-        int none = -1;
-        if (results[k].answer != SatResult::kUnknown) winner.compare_exchange_strong(none, k);
-        ++done;
+    if (side_by_side) {
+      for (int k = 0; k < 2; ++k) {
+        workers.emplace_back([&, k] {
+          run(k, timeout_ms);
+          ++done;
+        });
+      }
+    } else {  // one after the other, half the time each
+      workers.emplace_back([&] {
+        run(0, timeout_ms / 2);
+        if (winner.load() < 0 && !stopped.load()) {
+          run(1,
+              static_cast<unsigned>(std::max(0.0, timeout_ms / 1000.0 - clock.Seconds()) * 1000));
+        }
+        done = 2;
       });
     }
     while (done.load() < 2) {
-      // Interrupting again until the other stops: one that has not yet started its query sees
+      // Interrupting again until a solver stops: one that has not yet started its query sees
       // the flag when it does.
-      if (const int w = winner.load(); w >= 0) solvers[1 - w]->Interrupt();
+      if (const int w = winner.load(); w >= 0 && side_by_side) solvers[1 - w]->Interrupt();
+      if (!stopped.load() && stop && stop()) stopped = true;
+      if (stopped.load()) {
+        for (const auto& solver : solvers) solver->Interrupt();
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
   const int w = winner.load();
   HornResult out = std::move(results[w >= 0 ? w : 0]);
+  if (w < 0 && stopped.load()) out.reason = "stopped by a limit or a signal";
   out.seconds = clock.Seconds();
   return out;
 }

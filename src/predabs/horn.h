@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,9 +74,11 @@ HornResult SolveHorn(const Program& program, std::uint32_t threads, bool deadloc
                      unsigned timeout_ms, HornForm form = HornForm::kTuples);
 
 // Both forms within `timeout_ms`: side by side in two threads when `jobs` >= 2 (the first answer
-// stops the other), else one after the other with half the time each. Returns the answer, or the
-// tuple form's `unknown`.
+// stops the other), else one after the other with half the time each. `stop` (polled every 10
+// ms: a time or memory limit, a signal) interrupts them. Returns the answer, or the tuple form's
+// `unknown`.
 HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bool deadlock,
-                               unsigned timeout_ms, unsigned jobs);
+                               unsigned timeout_ms, unsigned jobs,
+                               const std::function<bool()>& stop = {});
 
 }  // namespace druba::predabs

@@ -124,7 +124,8 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   const auto share = static_cast<unsigned>(seconds * 1000);
   HornFigures& horn = first.horn.emplace();
   horn.result =
-      SolveHornEitherForm(program, n, options.deadlock, share, run::JobsFromOption(options.jobs));
+      SolveHornEitherForm(program, n, options.deadlock, share, run::JobsFromOption(options.jobs),
+                          [&limits] { return limits.Check().has_value(); });
   const HornResult& found = horn.result;
   if (hooks.refine_log != nullptr && *hooks.refine_log) {
     (*hooks.refine_log)(fmt::format(

@@ -19,6 +19,7 @@ class Z3Solver final : public Solver {
       : thread_sort_(context_.uninterpreted_sort("Thread")), solver_(context_) {
     z3::params params(context_);
     params.set("timeout", timeout_ms);
+    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver_.set(params);
   }
 
@@ -93,6 +94,7 @@ class Z3Solver final : public Solver {
   void SetTimeout(unsigned timeout_ms) override {
     z3::params params(context_);
     params.set("timeout", timeout_ms);
+    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver_.set(params);
   }
   void Push() override { solver_.push(); }
@@ -219,6 +221,8 @@ class Z3Solver final : public Solver {
   SatResult HornSolve(unsigned timeout_ms) override {
     z3::params params(context_);
     params.set("engine", "spacer");
+    // Z3 would catch SIGINT itself while it solves, and the run would not hear of it.
+    params.set("ctrl_c", false);
     // Inlining a relation into its neighbours leaves it no lemmas of its own: HornModel would
     // read "true" for it.
     params.set("xform.inline_linear", false);
