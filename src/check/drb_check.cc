@@ -78,18 +78,8 @@ class Queries {
   // "" when the initial state's abstraction is in S, else why not.
   std::string Initial() {
     const Sym s0 = enc_.Fresh("i_");
-    z3::expr_vector init(ctx_);
-    for (std::size_t v = 0; v < program_.shared.size(); ++v) {
-      init.push_back(s0.shared[v] == ctx_.int_val(program_.shared[v].init.str().c_str()));
-    }
-    for (std::uint32_t t = 0; t < enc_.n(); ++t) {
-      init.push_back(s0.pc[t] == static_cast<int>(program_.templates[enc_.TemplateOf(t)].first));
-      for (std::size_t v = 0; v < program_.locals.size(); ++v) {
-        init.push_back(s0.locals[t][v] == ctx_.int_val(program_.locals[v].init.str().c_str()));
-      }
-    }
     const z3::check_result r =
-        Decide(z3::mk_and(init) && !InSet(ctx_, Alpha(enc_, spec_, s0, 0), set_));
+        Decide(enc_.Initial(s0) && !InSet(ctx_, Alpha(enc_, spec_, s0, 0), set_));
     if (r == z3::unsat) return "";
     return r == z3::sat ? "the initial state's abstraction is not in the set"
                         : "the solver could not decide it";
@@ -178,17 +168,7 @@ class Queries {
   // A query, within its time and the limits: a query the time limit cut short stops the check
   // (CheckStopped), it is not undecided.
   z3::check_result Decide(const z3::expr& query) {
-    PollLimits(limits_);
-    z3::params params(ctx_);
-    params.set("timeout", QueryTimeoutMs(timeout_ms_, limits_));
-    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
-    solver_.set(params);
-    solver_.push();
-    solver_.add(query);
-    const z3::check_result r = solver_.check();
-    solver_.pop();
-    if (r == z3::unknown) PollLimits(limits_);
-    return r;
+    return DecideWithin(solver_, query, timeout_ms_, limits_);
   }
 
   const Program& program_;

@@ -249,19 +249,8 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   z3::expr_vector threads(ctx);  // at least min_threads of them
   for (std::uint32_t k = 0; k < min_threads; ++k) threads.push_back(sym.Thread("d"));
   if (min_threads > 1) solver.add(z3::distinct(threads));
-  // A query within its time and the limits (a query the time limit cut short stops the check).
   const auto decide = [&](const z3::expr& query) {
-    PollLimits(limits);
-    z3::params params(ctx);
-    params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
-    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
-    solver.set(params);
-    solver.push();
-    solver.add(query);
-    const z3::check_result result = solver.check();
-    solver.pop();
-    if (result == z3::unknown) PollLimits(limits);
-    return result;
+    return DecideWithin(solver, query, timeout_ms, limits);
   };
   try {
     const z3::expr view = sym.Thread("z");

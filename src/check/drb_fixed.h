@@ -55,6 +55,22 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
     return s;
   }
 
+  // s is the initial state: every variable at its initial value, every thread at its first
+  // statement.
+  z3::expr Initial(const Sym& s) {
+    z3::expr_vector init(ctx_);
+    for (std::size_t v = 0; v < p_.shared.size(); ++v) {
+      init.push_back(s.shared[v] == ctx_.int_val(p_.shared[v].init.str().c_str()));
+    }
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      init.push_back(s.pc[t] == static_cast<int>(p_.templates[template_of_[t]].first));
+      for (std::size_t v = 0; v < p_.locals.size(); ++v) {
+        init.push_back(s.locals[t][v] == ctx_.int_val(p_.locals[v].init.str().c_str()));
+      }
+    }
+    return z3::mk_and(init);
+  }
+
   // Declared types, every thread at one of its template's statements or its end (not failed).
   z3::expr WellFormed(const Sym& s) {
     z3::expr_vector parts(ctx_);

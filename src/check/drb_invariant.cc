@@ -70,17 +70,7 @@ class InvariantQueries {
 
   std::string Initial() {
     const Sym s0 = enc_.Fresh("i_");
-    z3::expr_vector init(ctx_);
-    for (std::size_t v = 0; v < p_.shared.size(); ++v) {
-      init.push_back(s0.shared[v] == ctx_.int_val(p_.shared[v].init.str().c_str()));
-    }
-    for (std::uint32_t t = 0; t < enc_.n(); ++t) {
-      init.push_back(s0.pc[t] == static_cast<int>(p_.templates[enc_.TemplateOf(t)].first));
-      for (std::size_t v = 0; v < p_.locals.size(); ++v) {
-        init.push_back(s0.locals[t][v] == ctx_.int_val(p_.locals[v].init.str().c_str()));
-      }
-    }
-    return Why(Decide(z3::mk_and(init) && !Covered(s0)), "the initial state is not covered");
+    return Why(Decide(enc_.Initial(s0) && !Covered(s0)), "the initial state is not covered");
   }
 
   // Every step from tuple k's covered states; counts the queries.
@@ -165,17 +155,7 @@ class InvariantQueries {
   }
 
   z3::check_result Decide(const z3::expr& query) {
-    PollLimits(limits_);
-    z3::params params(ctx_);
-    params.set("timeout", QueryTimeoutMs(timeout_ms_, limits_));
-    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
-    solver_.set(params);
-    solver_.push();
-    solver_.add(query);
-    const z3::check_result r = solver_.check();
-    solver_.pop();
-    if (r == z3::unknown) PollLimits(limits_);
-    return r;
+    return DecideWithin(solver_, query, timeout_ms_, limits_);
   }
 
   const drb::Program& p_;

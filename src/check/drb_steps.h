@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "check/cpds_check.h"
 #include "drb/ast.h"
 
 namespace druba::check {
@@ -43,6 +44,24 @@ inline z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
     options.push_back(z3::mk_and(same));
   }
   return z3::mk_or(options);
+}
+
+// One query on `solver` (in a scope of its own), within its time and the limits: a query the time
+// limit cut short stops the check (CheckStopped), it is not undecided. Z3 does not catch SIGINT
+// meanwhile: the signal is the run's to hear.
+inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, unsigned timeout_ms,
+                                     LimitWatch* limits) {
+  PollLimits(limits);
+  z3::params params(solver.ctx());
+  params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
+  params.set("ctrl_c", false);
+  solver.set(params);
+  solver.push();
+  solver.add(query);
+  const z3::check_result result = solver.check();
+  solver.pop();
+  if (result == z3::unknown) PollLimits(limits);
+  return result;
 }
 
 template <class Derived, class State, class ThreadId>
