@@ -1,11 +1,13 @@
 #include "check/drb_every_count.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
 #include <z3++.h>
 
 #include "check/drb_steps.h"
+#include "drb/counting.h"
 
 namespace druba::check {
 namespace {
@@ -20,33 +22,53 @@ struct Unsupported {
 };
 
 // A state of any thread count: the shared variables, and the locations and each local as arrays
-// from the thread sort to integers.
+// from the thread sort to integers; the value of each count of the threads' own states used as a
+// value (drb/counting.h), an integer kept up to date by every write and move.
 struct State {
   std::vector<z3::expr> shared;
   z3::expr pc;
   std::vector<z3::expr> locals;
+  std::vector<z3::expr> counts;
 };
+
+bool NumberComparison(const Expr& e) {
+  return e.kind == Kind::kBinary && e.op >= Expr::Op::kEq && e.op <= Expr::Op::kGe &&
+         ((e.args[0]->kind == Kind::kCount && e.args[1]->kind == Kind::kNumber) ||
+          (e.args[1]->kind == Kind::kCount && e.args[0]->kind == Kind::kNumber));
+}
 
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
-  Symbolic(const Program& p, z3::context& ctx)
-      : StatementEncoder(p, ctx), thread_(ctx.uninterpreted_sort("Thread")) {}
+  // The threads are the elements of the sort; there are `n` of them (the thread count).
+  Symbolic(const Program& p, const drb::AbstractionSpec& spec, z3::context& ctx)
+      : StatementEncoder(p, ctx),
+        thread_(ctx.uninterpreted_sort("Thread")),
+        n_(ctx.int_const("n")) {
+    for (const auto& st : p.statements) Track(st.body);
+    for (const auto& pred : spec.predicates) Track(*pred.expr);
+  }
+  const z3::expr& n() const { return n_; }
 
   z3::expr Thread(const std::string& name) { return ctx_.constant(Name(name).c_str(), thread_); }
   z3::expr Int(const drb::Int& v) { return ctx_.int_val(v.str().c_str()); }
 
   State Fresh(const std::string& tag) {
     const z3::sort array = ctx_.array_sort(thread_, ctx_.int_sort());
-    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}};
+    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
     for (const auto& v : p_.locals)
       s.locals.push_back(ctx_.constant((tag + v.name).c_str(), array));
+    for (std::size_t k = 0; k < counts_.size(); ++k)
+      s.counts.push_back(ctx_.int_const(fmt::format("{}count{}", tag, k).c_str()));
     return s;
   }
   State Initial() {
-    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}};
+    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(Int(v.init));
     for (const auto& v : p_.locals) s.locals.push_back(z3::const_array(thread_, Int(v.init)));
+    const z3::expr any = Thread("a");  // every thread starts alike: all counted, or none
+    for (std::size_t k = 0; k < counts_.size(); ++k)
+      s.counts.push_back(z3::ite(Counted(k, s, any), n_, ctx_.int_val(0)));
     return s;
   }
 
@@ -66,7 +88,34 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         pc == static_cast<int>(tt.end_pc));
     for (std::size_t v = 0; v < p_.locals.size(); ++v)
       typed(p_.locals[v], z3::select(s.locals[v], i));
-    return z3::forall(i, z3::mk_and(parts));
+    return z3::forall(i, z3::mk_and(parts)) && Witnessed(s, 1);
+  }
+
+  // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
+  // distinct threads witness it (for m from 1 to `most`).
+  z3::expr Witnessed(const State& s, int most) {
+    z3::expr out = ctx_.bool_val(true);
+    for (std::size_t k = 0; k < s.counts.size(); ++k) {
+      const z3::expr& c = s.counts[k];
+      out = out && c >= 0 && c <= n_;
+      for (int m = 1; m <= most; ++m) {
+        z3::expr_vector ids(ctx_);
+        z3::expr_vector in(ctx_);
+        z3::expr_vector out_of(ctx_);
+        for (int w = 0; w < m; ++w) {
+          ids.push_back(Thread("m"));
+          in.push_back(Counted(k, s, ids.back()));
+          out_of.push_back(!Counted(k, s, ids.back()));
+        }
+        if (m > 1) {
+          in.push_back(z3::distinct(ids));
+          out_of.push_back(z3::distinct(ids));
+        }
+        out = out && (c >= m) == z3::exists(ids, z3::mk_and(in)) &&
+              (n_ - c >= m) == z3::exists(ids, z3::mk_and(out_of));
+      }
+    }
+    return out;
   }
 
   // The value of `e` in s from thread `self`'s view; *fail collects when its evaluation fails.
@@ -105,14 +154,11 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return e.op == Op::kNot ? Truth(v == 0) : -v;
       }
       case Kind::kBinary:
-        if (e.op >= Op::kEq && e.op <= Op::kGe &&
-            (e.args[0]->kind == Kind::kCount || e.args[1]->kind == Kind::kCount)) {
-          return CompareCount(e, s, self, bound, fail);
-        }
+        if (NumberComparison(e)) return CompareCount(e, s, self, bound, fail);
         return Binary(e.op, Eval(*e.args[0], s, self, bound, fail),
                       Eval(*e.args[1], s, self, bound, fail), fail);
       case Kind::kCount:
-        throw Unsupported{"a `count` of threads"};
+        return CountValue(e, s, self, bound, fail);
       case Kind::kForall:
       case Kind::kExists:
         break;
@@ -158,14 +204,18 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
                                                     x.local ? z3::select(s.locals[x.var + k], t)
                                                             : s.shared[x.var + k]);
       if (x.local) {
+        const State before = s;
         s.locals[x.var + k] = z3::store(s.locals[x.var + k], t, v);
+        Recount(before, s, t);
       } else {
         s.shared[x.var + k] = v;
       }
     }
   }
   void MoveTo(State& s, const z3::expr& t, std::uint32_t location) {
+    const State before = s;
     s.pc = z3::store(s.pc, t, ctx_.int_val(location));
+    Recount(before, s, t);
   }
 
  private:
@@ -224,6 +274,68 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     }
   }
 
+  // The counts of the program and the abstraction used as values, one of each.
+  void Track(const Expr& e) {
+    if (NumberComparison(e)) return;  // stated with witnesses
+    if (e.kind == Kind::kCount && drb::CountsOwnStates(e) && !drb::CountsEveryThread(e) &&
+        std::none_of(counts_.begin(), counts_.end(),
+                     [&](const Expr* c) { return drb::SameCount(*c, e); })) {
+      counts_.push_back(&e);
+    }
+    for (const auto& arg : e.args) Track(*arg);
+  }
+  void Track(const std::vector<drb::Instr>& body) {
+    for (const auto& op : body) {
+      for (const auto& e : op.exprs) Track(*e);
+      for (const auto& x : op.targets) {
+        if (x.index) Track(*x.index);
+      }
+      for (const auto& block : op.blocks) Track(block);
+    }
+  }
+
+  // Whether thread `t` is counted by tracked count k in s.
+  z3::expr Counted(std::size_t k, const State& s, const z3::expr& t) {
+    const Expr& c = *counts_[k];
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    bound[c.var] = t;
+    z3::expr ignored = ctx_.bool_val(false);  // the body reads locations and locals only
+    return Eval(*c.args[0], s, t, bound, &ignored) != 0;
+  }
+  // `after` differs from `before` in thread t's entries only: each count changes by t's change.
+  void Recount(const State& before, State& after, const z3::expr& t) {
+    for (std::size_t k = 0; k < after.counts.size(); ++k) {
+      after.counts[k] =
+          before.counts[k] - Truth(Counted(k, before, t)) + Truth(Counted(k, after, t));
+    }
+  }
+
+  z3::expr CountValue(const Expr& e, const State& s, const z3::expr& self,
+                      std::vector<z3::expr>& bound, z3::expr* fail) {
+    {  // every body is evaluated: an error for any thread in range fails the statement
+      const z3::expr i = Thread("c");
+      bound[e.var] = i;
+      z3::expr body_fail = ctx_.bool_val(false);
+      Eval(*e.args[0], s, self, bound, &body_fail);
+      *fail =
+          *fail || z3::exists(i, (e.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
+    }
+    z3::expr all = n_;
+    if (!drb::CountsEveryThread(e)) {
+      const auto it = std::find_if(counts_.begin(), counts_.end(),
+                                   [&](const Expr* c) { return drb::SameCount(*c, e); });
+      if (it == counts_.end() || s.counts.empty()) {
+        throw Unsupported{
+            "a `count` of more than the threads' own states, not compared with a number,"};
+      }
+      all = s.counts[static_cast<std::size_t>(it - counts_.begin())];
+    }
+    if (!e.exclude_self) return all;
+    bound[e.var] = self;
+    z3::expr ignored = ctx_.bool_val(false);
+    return all - Truth(Eval(*e.args[0], s, self, bound, &ignored) != 0);
+  }
+
   z3::expr ThreadOf(const Expr& holder, const z3::expr& self, const std::vector<z3::expr>& bound) {
     if (holder.args.empty() || holder.args[0]->kind == Kind::kSelf) return self;
     if (holder.args[0]->kind == Kind::kBound) return bound[holder.args[0]->var];
@@ -231,6 +343,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   z3::sort thread_;
+  z3::expr n_;
+  std::vector<const Expr*> counts_;
   std::uint64_t next_ = 0;
 };
 
@@ -245,10 +359,11 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   }
   z3::context ctx;
   z3::solver solver(ctx);
-  Symbolic sym(program, ctx);
+  Symbolic sym(program, spec, ctx);
   z3::expr_vector threads(ctx);  // at least min_threads of them
   for (std::uint32_t k = 0; k < min_threads; ++k) threads.push_back(sym.Thread("d"));
   if (min_threads > 1) solver.add(z3::distinct(threads));
+  solver.add(sym.n() >= static_cast<int>(min_threads));
   const auto decide = [&](const z3::expr& query) {
     return DecideWithin(solver, query, timeout_ms, limits);
   };
@@ -266,9 +381,11 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     const z3::expr t = sym.Thread("t");
     // The invariant, every thread's view in S, is quantified; a query is first asked with only
     // the stepping thread's view in S (a weaker assumption, so unsat there is unsat with all),
-    // which quantifier instantiation finds easier, and then with every view.
+    // which quantifier instantiation finds easier, and then with every view (and counts related
+    // to two witnesses, not one).
     solver.add(sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
-    const z3::expr every_view = z3::forall(k, InSet(ctx, sym.Alpha(spec, s, k), set));
+    const z3::expr every_view =
+        z3::forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
     const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
     const auto& tt = program.templates[0];
     std::uint64_t queries = 0;

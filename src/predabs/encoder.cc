@@ -1,11 +1,46 @@
 #include "predabs/encoder.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "drb/counting.h"
 
 namespace druba::predabs {
+namespace {
+
+void TrackIn(const std::vector<Instr>& body, Encoder& encoder) {
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) encoder.TrackCounts(*e);
+    for (const Instr::Target& t : op.targets) {
+      if (t.index) encoder.TrackCounts(*t.index);
+    }
+    for (const std::vector<Instr>& block : op.blocks) TrackIn(block, encoder);
+  }
+}
+
+}  // namespace
+
+Encoder::Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {
+  for (const Statement& st : program.statements) TrackIn(st.body, *this);
+}
+
+void Encoder::TrackCounts(const Expr& e) {
+  if (ComparesCountWithNumber(e)) {  // stated with witnesses; the body has no count of its own
+    return;
+  }
+  if (e.kind == Expr::Kind::kCount && drb::CountsOwnStates(e) && !drb::CountsEveryThread(e) &&
+      std::none_of(counts_.begin(), counts_.end(),
+                   [&](const Expr* c) { return drb::SameCount(*c, e); })) {
+    counts_.push_back(&e);
+  }
+  for (const ExprPtr& arg : e.args) TrackCounts(*arg);
+}
 
 ThreadCount Encoder::Symbolic(std::uint32_t min, std::vector<Term>& facts) {
   ThreadCount c;
+  c.n = s_.FreshInt("n");
+  facts.push_back(s_.Le(s_.Num(min), c.n));
   c.zero = s_.FreshThread("t0");
   c.alive = s_.FreshThreadArray("alive", true);
   std::vector<Term> distinct{c.zero};
@@ -27,7 +62,66 @@ SymState Encoder::FreshState(const std::string& tag, const ThreadCount& count) {
   for (const Variable& v : program_.shared) out.shared.push_back(s_.FreshInt(tag + "." + v.name));
   for (const Variable& v : program_.locals) out.locals.push_back(array(tag + "." + v.name));
   out.pc = array(tag + ".pc");
+  if (!count.fixed) {
+    for (std::size_t k = 0; k < counts_.size(); ++k) {
+      out.counts.push_back(s_.FreshInt(tag + ".count" + std::to_string(k)));
+    }
+  }
   return out;
+}
+
+Term Encoder::Counted(std::size_t k, const SymState& state, const ThreadCount& count, Term thread) {
+  const Expr& c = *counts_[k];
+  std::vector<Term> slots(program_.num_slots, 0);
+  slots[c.var] = thread;
+  return EvalIn(*c.args[0], state, count, thread, slots, nullptr);
+}
+
+std::vector<Term> Encoder::CountsAfter(const SymState& pre, const SymState& now, Term actor,
+                                       const ThreadCount& count) {
+  std::vector<Term> out;
+  for (std::size_t k = 0; k < pre.counts.size(); ++k) {
+    const Term before = s_.Ite(Counted(k, pre, count, actor), s_.Num(1), s_.Num(0));
+    const Term after = s_.Ite(Counted(k, now, count, actor), s_.Num(1), s_.Num(0));
+    out.push_back(s_.Apply(Fn::kAdd, {s_.Apply(Fn::kSub, {pre.counts[k], before}), after}));
+  }
+  return out;
+}
+
+Term Encoder::Witnesses(const ThreadCount& count, std::uint32_t m,
+                        const std::function<Term(Term)>& holds) {
+  std::vector<Term> vars;
+  std::vector<Term> body;
+  for (std::uint32_t w = 0; w < m; ++w) {
+    const Term i = FreshThread(count, "w");
+    body.push_back(InRange(i, count));
+    for (const Term u : vars) body.push_back(s_.Not(s_.Eq(u, i)));
+    body.push_back(holds(i));
+    vars.push_back(i);
+  }
+  Term out = s_.And(body);
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) out = s_.Quantify(false, *it, out);
+  return out;
+}
+
+Term Encoder::CountValue(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                         std::vector<Term>& slots, std::vector<Term>* errors) {
+  if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
+  Term all = count.n;
+  if (!drb::CountsEveryThread(e)) {
+    const auto it = std::find_if(counts_.begin(), counts_.end(),
+                                 [&](const Expr* c) { return drb::SameCount(*c, e); });
+    if (it == counts_.end() || state.counts.empty()) {
+      throw InputError(e.where,
+                       "with the thread count left symbolic, count(...) must be compared with a "
+                       "number, or count threads by their own location and locals only");
+    }
+    all = state.counts[static_cast<std::size_t>(it - counts_.begin())];
+  }
+  if (!e.exclude_self) return all;
+  slots[e.var] = self;
+  const Term own = EvalIn(*e.args[0], state, count, self, slots, nullptr);
+  return s_.Apply(Fn::kSub, {all, s_.Ite(own, s_.Num(1), s_.Num(0))});
 }
 
 Term Encoder::InRange(Term k, const ThreadCount& count) {
@@ -86,6 +180,18 @@ Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
     return s_.And(conj);
   };
   parts.push_back(EveryThread(count, per_thread));
+  for (std::size_t k = 0; k < state.counts.size(); ++k) {
+    const Term c = state.counts[k];
+    const auto holds = [&](Term i) { return Counted(k, state, count, i); };
+    const auto fails = [&](Term i) { return s_.Not(Counted(k, state, count, i)); };
+    const Term rest = s_.Apply(Fn::kSub, {count.n, c});
+    parts.push_back(s_.Le(s_.Num(0), c));
+    parts.push_back(s_.Le(s_.Num(0), rest));
+    for (std::uint32_t m = 1; m <= count_witnesses_; ++m) {
+      parts.push_back(s_.Eq(s_.Le(s_.Num(m), c), Witnesses(count, m, holds)));
+      parts.push_back(s_.Eq(s_.Le(s_.Num(m), rest), Witnesses(count, m, fails)));
+    }
+  }
   return s_.And(parts);
 }
 
@@ -103,6 +209,11 @@ Term Encoder::Initial(const SymState& state, const ThreadCount& count) {
     return s_.And(conj);
   };
   parts.push_back(EveryThread(count, per_thread));
+  // Every thread starts alike (one template): a count holds for all of them or for none.
+  for (std::size_t k = 0; k < state.counts.size(); ++k) {
+    parts.push_back(
+        s_.Eq(state.counts[k], s_.Ite(Counted(k, state, count, count.zero), count.n, s_.Num(0))));
+  }
   return s_.And(parts);
 }
 
@@ -113,6 +224,8 @@ Term Encoder::SameState(const SymState& a, const SymState& b) {
   for (std::size_t v = 0; v < a.locals.size(); ++v)
     parts.push_back(s_.Eq(a.locals[v], b.locals[v]));
   parts.push_back(s_.Eq(a.pc, b.pc));
+  for (std::size_t k = 0; k < a.counts.size(); ++k)
+    parts.push_back(s_.Eq(a.counts[k], b.counts[k]));
   return s_.And(parts);
 }
 
@@ -211,7 +324,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
       return e.op == Expr::Op::kNot ? s_.Not(a) : s_.Apply(Fn::kNeg, {a});
     }
     case Expr::Kind::kBinary: {
-      if (!count.fixed && ComparesCount(e)) {
+      if (!count.fixed && ComparesCountWithNumber(e)) {
         return CompareCount(e, state, count, self, slots, errors);
       }
       const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
@@ -268,11 +381,6 @@ Term Encoder::CompareCount(const Expr& e, const SymState& state, const ThreadCou
   const bool left = e.args[0]->kind == Expr::Kind::kCount;
   const Expr& c = *e.args[left ? 0 : 1];
   const Expr& other = *e.args[left ? 1 : 0];
-  if (other.kind != Expr::Kind::kNumber) {
-    throw InputError(e.where,
-                     "with the thread count left symbolic, count(...) must be "
-                     "compared with a number");
-  }
   const Expr::Op op = CountOnLeft(e);
   const Int& k = other.value;
   if (errors != nullptr) QuantifiedErrors(c, state, count, self, slots, errors);
@@ -324,11 +432,7 @@ Term Encoder::ExpandQuantifier(const Expr& e, const SymState& state, const Threa
 
 Term Encoder::QuantifySymbolically(const Expr& e, const SymState& state, const ThreadCount& count,
                                    Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
-  if (e.kind == Expr::Kind::kCount) {
-    throw InputError(e.where,
-                     "with the thread count left symbolic, count(...) must be "
-                     "compared with a number");
-  }
+  if (e.kind == Expr::Kind::kCount) return CountValue(e, state, count, self, slots, errors);
   // A runtime error in the body for any thread in range is an error of the statement.
   if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
   const Term i = FreshThread(count, "q");
@@ -350,6 +454,13 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
     parts.push_back(s_.Eq(ctx.post->shared[v], env.shared[v]));
   }
   const Term pc = s_.Store(ctx.pre->pc, ctx.actor, target);
+  if (!ctx.pre->counts.empty()) {
+    const SymState after{env.shared, env.locals, pc, {}};
+    const std::vector<Term> counts = CountsAfter(*ctx.pre, after, ctx.actor, *ctx.count);
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      parts.push_back(s_.Eq(ctx.post->counts[k], counts[k]));
+    }
+  }
   if (pointwise_posts_ && ctx.count->fixed) {
     for (std::uint32_t i = 0; i < *ctx.count->fixed; ++i) {
       const Term thread = s_.Num(i);
@@ -377,7 +488,8 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
       continue;
     }
     const Instr& op = (*top.block)[top.index++];
-    const SymState now{env.shared, env.locals, ctx.pre->pc};
+    SymState now{env.shared, env.locals, ctx.pre->pc, {}};
+    if (!ctx.pre->counts.empty()) now.counts = CountsAfter(*ctx.pre, now, ctx.actor, *ctx.count);
     std::vector<Term> slots(program_.num_slots, 0);
     std::vector<Term> errors;
     const Term fail = Finish(ctx, env, s_.Num(program_.error_pc));

@@ -10,6 +10,7 @@
 // anywhere in a statement's expressions is an error of the statement.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,20 +55,46 @@ struct SymState {
   std::vector<Term> shared;  // Int
   std::vector<Term> locals;  // Int -> Int, indexed by thread
   Term pc = 0;               // Int -> Int, indexed by thread
+  // With the thread count symbolic: the value of each count the encoder tracks (Encoder::
+  // TrackCounts), an Int each.
+  std::vector<Term> counts;
 };
+
+// Whether `e` compares count(...) with a number: the symbolic encoding states it with witnesses
+// ("at least k threads"); any other count is a value (drb/counting.h).
+inline bool ComparesCountWithNumber(const Expr& e) {
+  return ComparesCount(e) &&
+         (e.args[0]->kind == Expr::Kind::kNumber || e.args[1]->kind == Expr::Kind::kNumber);
+}
 
 // Fixed: threads are the integers 0..n-1. Symbolic: threads are elements of an uninterpreted
 // sort, the program's threads are those in `alive`, and thread 0 is `zero`.
 struct ThreadCount {
   std::optional<std::uint32_t> fixed;
-  Term n = 0;      // fixed: the numeral
+  Term n = 0;      // the thread count: fixed, the numeral; symbolic, an Int of at least the min
   Term zero = 0;   // thread 0
   Term alive = 0;  // symbolic: Thread -> Bool
 };
 
 class Encoder {
  public:
-  Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {}
+  // Tracks the program's counts used as values (TrackCounts).
+  Encoder(const Program& program, Solver& solver);
+
+  // With the thread count symbolic, a count of the threads' own states used as a value (not
+  // compared with a number) is an integer of the state: its value in the initial state is all
+  // threads or none, a step changes it by the stepping thread's change, and well-formed states
+  // relate it to the threads (at least m threads counted, at least m not, for m = 1, 2). This
+  // tracks those in `e` (an abstraction's predicate; the program's are tracked from the start).
+  void TrackCounts(const Expr& e);
+  // How many witnesses well-formed states relate a tracked count to (1 or 2; default 2). One is
+  // cheaper for the solver; two also says that a count of all threads but one leaves every other
+  // thread counted.
+  void SetCountWitnesses(std::uint32_t m) { count_witnesses_ = m; }
+  bool TracksCounts() const { return !counts_.empty(); }
+  std::size_t NumTrackedCounts() const { return counts_.size(); }
+  // Whether tracked count k's body holds for `thread` in `state`.
+  Term Counted(std::size_t k, const SymState& state, const ThreadCount& count, Term thread);
 
   Solver& solver() { return s_; }
   // At a fixed count, a step's post state is stated thread by thread (`post.l[i] == l'` for each
@@ -154,9 +181,20 @@ class Encoder {
   Term PcRange(Term pc, std::uint32_t template_index);
   std::uint32_t TemplateOfThread(std::uint32_t thread) const;
 
+  // A count used as a value with the thread count symbolic (TrackCounts).
+  Term CountValue(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
+                  std::vector<Term>& slots, std::vector<Term>* errors);
+  // The tracked counts of `now`, which differs from `pre` in thread `actor`'s entries only.
+  std::vector<Term> CountsAfter(const SymState& pre, const SymState& now, Term actor,
+                                const ThreadCount& count);
+  // At least m distinct threads in range for which `holds` holds.
+  Term Witnesses(const ThreadCount& count, std::uint32_t m, const std::function<Term(Term)>& holds);
+
   const Program& program_;
   Solver& s_;
   bool pointwise_posts_ = false;
+  std::uint32_t count_witnesses_ = 2;
+  std::vector<const Expr*> counts_;  // the tracked counts, one of each (drb::SameCount)
 };
 
 }  // namespace druba::predabs

@@ -31,7 +31,9 @@ class Checker {
         symmetric_(program.symmetric && spec.symmetric),
         timeout_ms_(timeout_ms),
         limits_(limits),
-        log_(log != nullptr && *log ? log : nullptr) {}
+        log_(log != nullptr && *log ? log : nullptr) {
+    for (const Predicate& p : spec.predicates) enc_.TrackCounts(*p.expr);
+  }
 
   std::vector<ActionClass> Classify() {
     std::vector<ActionClass> out;
@@ -72,21 +74,30 @@ class Checker {
                  std::vector<std::vector<Word>>* out, std::string* why) {
     if (abstract.back() != 0) return true;  // failed states are not expanded
     if (!c.other && !TrackedPcAllows(c, abstract)) return true;
-    const bool two_tries = !fixed_ && reached != nullptr && symmetric_;
-    SatResult r = EnumerateWith(c, abstract, reached, /*all_views=*/!two_tries, out);
-    if (two_tries) {
+    // Tries from the cheapest: the acting thread's view with counts related to one witness, then
+    // to two (drb/counting.h; only where counts are tracked), then every view.
+    struct Try {
+      bool all_views;
+      std::uint32_t witnesses;
+    };
+    std::vector<Try> tries{{true, 2}};
+    if (!fixed_ && reached != nullptr && symmetric_) {
+      tries = {{false, 2}, {true, 2}};
+      if (enc_.TracksCounts()) tries.insert(tries.begin(), Try{false, 1});
+    }
+    SatResult r = SatResult::kUnknown;
+    for (const Try& t : tries) {
+      std::vector<std::vector<Word>> found;
+      const SatResult now = EnumerateWith(c, abstract, reached, t.all_views, t.witnesses, &found);
+      if (now != SatResult::kUnknown || r == SatResult::kUnknown) {
+        *out = std::move(found);
+        r = now;
+      }
       const bool escapes =
           r == SatResult::kUnknown || std::any_of(out->begin(), out->end(), [&](const auto& to) {
             return !reached->Find(StateView(to));
           });
-      if (escapes) {
-        std::vector<std::vector<Word>> precise;
-        const SatResult again = EnumerateWith(c, abstract, reached, /*all_views=*/true, &precise);
-        if (again != SatResult::kUnknown) {
-          *out = std::move(precise);
-          r = again;
-        }
-      }
+      if (!escapes) break;
     }
     if (r != SatResult::kUnknown) return true;
     *why =
@@ -102,6 +113,7 @@ class Checker {
   SatResult Admits(StateView abstract, const StateStore& reached,
                    const std::string& what = "admits ", const Extra& also = nullptr) {
     phase_ = what + DescribeAbstract(program_, spec_, abstract);
+    enc_.SetCountWitnesses(2);
     std::vector<Term> k;
     const ThreadCount count = Count(k);
     const SymState pre = enc_.FreshState("s", count);
@@ -216,6 +228,9 @@ class Checker {
   }
 
   SatResult RespectQuery(const ActionClass& c) {
+    // Coarser counts (one witness) can only make an action disrespect where it respects: more
+    // successors are checked, none is missed.
+    enc_.SetCountWitnesses(1);
     std::vector<Term> k;
     const ThreadCount count1 = Count(k);
     const ThreadCount count2 = fixed_ ? count1 : Count(k);
@@ -248,9 +263,11 @@ class Checker {
   }
 
   SatResult EnumerateWith(const ActionClass& c, StateView abstract, const StateStore* reached,
-                          bool all_views, std::vector<std::vector<Word>>* out) {
+                          bool all_views, std::uint32_t witnesses,
+                          std::vector<std::vector<Word>>* out) {
     phase_ = std::string(all_views ? "successors (all views) of " : "successors of ") +
              DescribeAbstract(program_, spec_, abstract) + " under " + DescribeClass(c);
+    enc_.SetCountWitnesses(witnesses);
     std::vector<Term> k;
     const ThreadCount count = Count(k);
     const SymState pre = enc_.FreshState("s", count);

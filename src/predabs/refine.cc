@@ -246,11 +246,32 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
   for (std::size_t c = 0; c < figures_.horn_candidates; ++c) {
     if (usable(c) && !Taken(c, depth)) group.push_back(c);
   }
-  if (group.size() > 2 && group.size() <= kMaxGroup) {
+  const auto add_group = [&](const std::vector<std::size_t>& members) {
+    if (members.size() <= 2 || members.size() > kMaxGroup) return;
     std::uint32_t total = 0;
-    for (const std::size_t c : group) total += score[c];
-    moves.insert(moves.begin(), Move{group, total});
+    for (const std::size_t c : members) total += score[c];
+    moves.insert(moves.begin(), Move{members, total});
+  };
+  // The counting atoms with the Boolean variables: a counter of threads in some locations is
+  // read together with the flags that say which round they are in (a barrier's sense).
+  std::vector<std::size_t> counting;
+  const auto boolean = [&](const std::string& text) {
+    const auto named = [&](const std::vector<Variable>& vars) {
+      return std::any_of(vars.begin(), vars.end(), [&](const Variable& v) {
+        return v.type == Type::kBool && v.name == text;
+      });
+    };
+    return named(program_->shared) || named(program_->locals);
+  };
+  for (std::size_t c = figures_.horn_candidates; c < pool_.size(); ++c) {
+    if (!usable(c) || Taken(c, depth)) continue;
+    if (pool_[c].find("== count(") != std::string::npos || boolean(pool_[c])) counting.push_back(c);
   }
+  if (std::any_of(counting.begin(), counting.end(),
+                  [&](std::size_t c) { return !boolean(pool_[c]); })) {
+    add_group(counting);
+  }
+  add_group(group);
   return moves;
 }
 

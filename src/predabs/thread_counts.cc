@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/diagnostics.h"
+#include "drb/counting.h"
 #include "predabs/encoder.h"
 
 namespace druba::predabs {
@@ -20,15 +21,10 @@ Int WitnessesFor(Expr::Op op, const Int& k) {
 // Mirrors what the symbolic encoding accepts (Encoder::EvalIn, CompareCount, AtLeast,
 // QuantifySymbolically), with the same messages at the same places.
 void CheckCounts(const Expr& e) {
-  if (ComparesCount(e)) {
+  if (ComparesCountWithNumber(e)) {
     const bool left = e.args[0]->kind == Expr::Kind::kCount;
     const Expr& count = *e.args[left ? 0 : 1];
     const Expr& other = *e.args[left ? 1 : 0];
-    if (other.kind != Expr::Kind::kNumber) {
-      throw InputError(e.where,
-                       "with the thread count left symbolic, count(...) must be compared with a "
-                       "number (--threads N checks one count)");
-    }
     if (WitnessesFor(CountOnLeft(e), other.value) > kMaxCountWitnesses) {
       throw InputError(count.where,
                        "with the thread count left symbolic, druba compares count(...) only with "
@@ -37,10 +33,11 @@ void CheckCounts(const Expr& e) {
     CheckCounts(*count.args[0]);
     return;
   }
-  if (e.kind == Expr::Kind::kCount) {
+  if (e.kind == Expr::Kind::kCount && !drb::CountsOwnStates(e) && !drb::CountsEveryThread(e)) {
     throw InputError(e.where,
                      "with the thread count left symbolic, count(...) must be compared with a "
-                     "number (--threads N checks one count)");
+                     "number, or count threads by their own location and locals only (`pc[i]`, "
+                     "`l[i]`: --threads N checks one count)");
   }
   for (const ExprPtr& arg : e.args) CheckCounts(*arg);
 }

@@ -106,6 +106,110 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
   EXPECT_GT(failures, testing::AtLeastU(40));
 }
 
+// Pins a state of the encoding with the thread count symbolic to a concrete state of n threads:
+// exactly the threads `ids` are alive, the count is n, and each tracked count is the number of
+// threads it counts.
+Term PinSymbolic(Encoder& enc, const SymState& sym, const ThreadCount& count,
+                 const std::vector<Term>& ids, const IntModel& model, StateView state) {
+  Solver& s = enc.solver();
+  const Program& p = model.program();
+  std::vector<Term> parts{s.Eq(count.n, s.Num(model.num_threads()))};
+  for (std::size_t v = 0; v < p.shared.size(); ++v) {
+    parts.push_back(s.Eq(sym.shared[v], s.IntValue(model.values().Decode(state[v]))));
+  }
+  for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
+    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+      parts.push_back(s.Eq(s.Select(sym.locals[v], ids[t]),
+                           s.IntValue(model.values().Decode(state[model.LocalSlot(t, v)]))));
+    }
+    parts.push_back(s.Eq(s.Select(sym.pc, ids[t]), s.Num(state[model.PcSlot(t)])));
+  }
+  for (std::size_t k = 0; k < sym.counts.size(); ++k) {
+    Term sum = s.Num(0);
+    for (const Term t : ids) {
+      sum = s.Apply(Fn::kAdd, {sum, s.Ite(enc.Counted(k, sym, count, t), s.Num(1), s.Num(0))});
+    }
+    parts.push_back(s.Eq(sym.counts[k], sum));
+  }
+  return s.And(parts);
+}
+
+// With the thread count symbolic, counts used as values are integers of the state updated by each
+// step (drb/counting.h): every concrete step of 2, 3 and 4 threads, with the counts at their true
+// values before and after, satisfies the step relation from a well-formed state, and the initial
+// state satisfies Initial. An update that missed the stepping thread's change fails here.
+TEST(PredabsTest, SymbolicCountsFollowTheInterpreter) {
+  Generator gen(23);
+  gen.SetCountValues(true);
+  std::mt19937 rng(5);
+  std::size_t compared = 0;
+  std::size_t tracked = 0;
+  for (int round = 0; round < testing::Sweep(24); ++round) {
+    const auto n = static_cast<std::uint32_t>(2 + round % 3);
+    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
+    IntModel model(program, n);
+    const States reachable = Reachable(model);
+    auto solver = MakeZ3Solver(5000);
+    Encoder enc(program, *solver);
+    enc.TrackCounts(*program.abstractions[0].predicates[0].expr);
+    if (!enc.TracksCounts()) continue;
+    ++tracked;
+    std::vector<Term> facts;
+    const ThreadCount count = enc.Symbolic(2, facts);
+    std::vector<Term> ids{count.zero};
+    for (std::uint32_t t = 1; t < n; ++t) ids.push_back(solver->FreshThread("id"));
+    const Term x = solver->FreshThread("x");
+    std::vector<Term> is_one;
+    for (std::size_t a = 0; a < ids.size(); ++a) {
+      facts.push_back(solver->Select(count.alive, ids[a]));
+      is_one.push_back(solver->Eq(x, ids[a]));
+      for (std::size_t b = 0; b < a; ++b) facts.push_back(solver->Not(solver->Eq(ids[a], ids[b])));
+    }
+    facts.push_back(solver->Quantify(
+        true, x, solver->Implies(solver->Select(count.alive, x), solver->Or(is_one))));
+    const auto holds = [&](const std::vector<Term>& k) {
+      solver->Push();
+      for (const Term t : facts) solver->Assert(t);
+      for (const Term t : k) solver->Assert(t);
+      const SatResult r = solver->Check();
+      solver->Pop();
+      return r;
+    };
+    model.ForEachInitial([&](StateView init) {
+      const SymState st = enc.FreshState("init", count);
+      EXPECT_EQ(holds({enc.Initial(st, count), PinSymbolic(enc, st, count, ids, model, init)}),
+                SatResult::kSat)
+          << gen.Last();
+    });
+    for (int sample = 0; sample < 4; ++sample) {
+      const auto& state =
+          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
+      if (model.AnyThreadFailed(StateView(state))) continue;  // not well formed, not expanded
+      for (std::uint32_t t = 0; t < n; ++t) {
+        const Word pc = state[model.PcSlot(t)];
+        if (pc >= program.statements.size()) continue;
+        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t, StateView succ) {
+          const SymState pre = enc.FreshState("pre", count);
+          const SymState post = enc.FreshState("post", count);
+          EXPECT_EQ(holds({PinSymbolic(enc, pre, count, ids, model, StateView(state)),
+                           enc.WellFormed(pre, count), enc.Step(pc, ids[t], pre, post, count),
+                           PinSymbolic(enc, post, count, ids, model, succ)}),
+                    SatResult::kSat)
+              << program.statements[pc].text << " by thread " << t << " from "
+              << model.DescribeState(StateView(state)) << " to " << model.DescribeState(succ)
+              << "\n"
+              << gen.Last();
+          ++compared;
+        });
+      }
+    }
+  }
+  std::fprintf(stderr, "SymbolicCounts: %zu programs with counts as values, %zu steps compared\n",
+               tracked, compared);
+  EXPECT_GT(tracked, testing::AtLeastU(8));
+  EXPECT_GT(compared, testing::AtLeastU(100));
+}
+
 // All states of a 2-thread program with values in {0, 1, 2} and locations in range.
 States SmallStates(const IntModel& model) {
   const Program& p = model.program();

@@ -37,16 +37,18 @@
 namespace druba::predabs {
 namespace {
 
-// The outer loop of RunThreadCounts over 2, 3, 4 threads: every `safe` for every count >= 2 is
-// checked against brute force for 2..5 threads, and every answer for one count against its own
-// run.
-TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
-  Generator gen(99);
+struct EveryCountTally {
   std::size_t closed = 0;
   std::size_t changed = 0;
   std::size_t certified = 0;
   std::size_t invalid_passed = 0;
-  const int programs = testing::Sweep(60);
+};
+
+// The outer loop of RunThreadCounts over 2, 3, 4 threads on `programs` random programs: every
+// `safe` for every count >= 2 is checked against brute force for 2..5 threads, and every answer
+// for one count against its own run.
+void SweepEveryCount(Generator& gen, int programs, EveryCountTally& tally) {
+  auto& [closed, changed, certified, invalid_passed] = tally;
   for (int round = 0; round < programs; ++round) {
     const Program program = ParseProgram(gen.Program(2, 3, round % 3 == 0, 2, true), "r.drb");
     const AbstractionSpec& spec = program.abstractions[0];
@@ -120,6 +122,14 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
       }
     }
   }
+}
+
+TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
+  Generator gen(99);
+  const int programs = testing::Sweep(60);
+  EveryCountTally tally;
+  SweepEveryCount(gen, programs, tally);
+  const auto [closed, changed, certified, invalid_passed] = tally;
   std::fprintf(stderr,
                "EveryThreadCount: %zu of %d programs proved for every count >= 2, each "
                "checked by brute force for 2..5 threads; %zu still changing at 4; %zu "
@@ -127,6 +137,24 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
                closed, programs, changed, certified);
   EXPECT_GT(closed, testing::AtLeastU(15));
   EXPECT_GT(certified, testing::AtLeastU(6));
+  EXPECT_EQ(invalid_passed, 0U);
+}
+
+// The same with counts used as values in the code and the predicates (`x == count(k: pc[k] ==
+// s1)`, `count(k: true)`): the symbolic encodings track them per state (drb/counting.h).
+TEST(PredabsTest, CountValuesForEveryThreadCountHoldForSmallCounts) {
+  Generator gen(7);
+  gen.SetCountValues(true);
+  const int programs = testing::Sweep(10);
+  EveryCountTally tally;
+  SweepEveryCount(gen, programs, tally);
+  const auto [closed, changed, certified, invalid_passed] = tally;
+  std::fprintf(stderr,
+               "CountValues: %zu of %d programs proved for every count >= 2 (brute force at "
+               "2..5 threads agrees); %zu still changing at 4; %zu certificates valid\n",
+               closed, programs, changed, certified);
+  EXPECT_GT(closed, testing::AtLeastU(3));
+  EXPECT_GE(certified, testing::AtLeastU(1));
   EXPECT_EQ(invalid_passed, 0U);
 }
 

@@ -26,6 +26,10 @@ class Generator {
   // With `unbounded`, some assignments add to a variable without the modulo that bounds the
   // others (`x := x + 1`): counters that grow without bound.
   void SetUnbounded(bool on) { unbounded_ = on; }
+  // With `count_values`, integer expressions may be counts of the threads' own states, of the
+  // other threads', and the thread count (`count(k: pc[k] == s1)`, `count(k != self: l[k] == 2)`,
+  // `count(k: true)`): values the symbolic thread count tracks per state.
+  void SetCountValues(bool on) { count_values_ = on; }
 
   // The text of the program made last.
   const std::string& Last() const { return last_; }
@@ -102,6 +106,18 @@ class Generator {
   }
   std::string Atom() {
     static const char* const kAtoms[] = {"x", "y", "l", "0", "1", "2"};
+    if (count_values_ && R(0, 4) == 0) {
+      switch (R(0, 3)) {
+        case 0:
+          return "count(k: pc[k] == s" + std::to_string(R(0, k_ - 1)) + ")";
+        case 1:
+          return "count(k != self: l[k] == " + std::to_string(R(0, 2)) + ")";
+        case 2:
+          return "count(k: true)";
+        default:
+          return "count(k: l[k] < 2 && pc[k] != s" + std::to_string(R(0, k_ - 1)) + ")";
+      }
+    }
     if (structured_ && R(0, 4) == 0) {
       static const char* const kElements[] = {"a[self]", "a[(x % 3)]", "b[(y % 3)]", "c[(x % 2)]",
                                               "c[0]"};
@@ -170,6 +186,7 @@ class Generator {
   bool division_;
   bool structured_ = false;
   bool unbounded_ = false;
+  bool count_values_ = false;
   bool in_predicate_ = false;
   int k_ = 1;
   std::string last_;
