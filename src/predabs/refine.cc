@@ -170,23 +170,35 @@ bool Refiner::RemovesBreak(const Program& candidate, const Break& at,
   }
   const bool other = at.failure.thread == kOtherThread;
   const ActionClass action{at.failure.action, other ? 1U : at.failure.thread, other, false, false};
-  // Whether no step from a with the candidates at `bits` reaches b (false when undecided).
-  const auto blocks = [&](std::size_t bits) {
+  // Whether a step from a with the candidates at `bits` reaches b at `count` (none: undecided).
+  const auto reaches = [&](std::optional<std::uint32_t> count,
+                           std::size_t bits) -> std::optional<bool> {
     widen(StateView(at.failure.from), bits);
     std::vector<std::vector<Word>> successors;
     std::string why;
-    ++figures_.tested;
-    if (!AbstractSuccessorsOf(candidate, spec, at.count, at.min_threads, action, StateView(words),
+    if (!AbstractSuccessorsOf(candidate, spec, count, at.min_threads, action, StateView(words),
                               wider, timeout_ms_, limits, &figures_.stats, &successors, &why,
                               Shared())) {
-      return false;
+      return std::nullopt;
     }
-    return std::none_of(successors.begin(), successors.end(), [&](const auto& s) {
+    return std::any_of(successors.begin(), successors.end(), [&](const auto& s) {
       std::vector<Word> narrow(s.begin(), s.end());
       narrow.erase(narrow.begin() + static_cast<std::ptrdiff_t>(place),
                    narrow.begin() + static_cast<std::ptrdiff_t>(place + k));
       return narrow == at.failure.to;
     });
+  };
+  // Whether no step from a with the candidates at `bits` reaches b (false when undecided).
+  const auto blocks = [&](std::size_t bits) {
+    ++figures_.tested;
+    // With the thread count symbolic, the smallest count first: its queries are free of
+    // quantifiers, and a step it finds is a step of the symbolic query too (whose states include
+    // those of every count), so a move it cannot block is refused without the slower query.
+    if (!at.count && at.min_threads >= 2 && program_->symmetric &&
+        reaches(at.min_threads, bits) == std::optional<bool>(true)) {
+      return false;
+    }
+    return reaches(at.count, bits) == std::optional<bool>(false);
   };
   const auto bits_of = [](const std::vector<Word>& combo) {
     std::size_t bits = 0;
