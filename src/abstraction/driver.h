@@ -20,7 +20,7 @@
 
 #include "abstraction/abstraction.h"
 #include "abstraction/run_result.h"
-#include "abstraction/symmetry.h"
+#include "abstraction/sandwich.h"
 #include "abstraction/upper_bound.h"
 #include "abstraction/verdict.h"
 #include "common/resources.h"
@@ -270,17 +270,19 @@ class PlateauDriver {
   const char* phase() const { return exhausting_ ? "towards exhaustion " : ""; }
 
   // The sandwich proof of DESIGN.md section 8, tried by Verify in Mode::kDruba.
-  void UseSandwich(SandwichSetup setup) { sandwich_ = std::move(setup); }
+  void UseSandwich(SandwichSetup setup) {
+    sandwich_ = std::make_unique<SandwichProof<Model, Abs>>(model_, abs_, std::move(setup));
+  }
   // |O| once computed, for the progress line.
   std::optional<std::size_t> upper_bound_size() const {
-    return sandwich_live_ ? std::optional<std::size_t>(upper_->size()) : std::nullopt;
+    return sandwich_ ? sandwich_->upper_bound_size() : std::nullopt;
   }
 
   const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
   // The reached abstract states; after a sandwich or upper-bound proof, O (alpha(R) itself after a
   // sandwich proof, an over-approximation of it after an upper-bound proof).
   const StateStore& abstract_states() const {
-    return answered_by_upper_ ? *upper_ : tracker_->set();
+    return sandwich_ && sandwich_->answer() != nullptr ? *sandwich_->answer() : tracker_->set();
   }
   Model& model() { return model_; }
 
@@ -444,103 +446,20 @@ class PlateauDriver {
     return true;
   }
 
-  // Advances the computation of O by its share of the work (all of it when a property was
-  // given), and once O is complete starts to watch U. True when O alone answers (no state of it
-  // violates the property, which was given).
+  // Advances the sandwich proof (sandwich.h); true when O alone answers.
   bool AdvanceSandwich(RunResult& result) {
-    if (mode_ != Mode::kDruba || !sandwich_ || sandwich_over_ || concrete_) return false;
-    if (!upper_search_) {
-      auto initial = std::make_unique<StateStore>(abs_.width());
-      std::vector<Word> a(abs_.width());
-      model_.ForEachInitial([&](StateView state) {
-        abs_.Abstract(state, std::span<Word>(a));
-        initial->FindOrInsert(StateView(a));
-      });
-      upper_search_ = sandwich_->upper_bound(std::move(initial));
-    }
-    std::uint64_t budget = std::numeric_limits<std::uint64_t>::max();
-    if (!sandwich_->has_property) {
-      const double allowed =
-          static_cast<double>(sandwich_->head_start) +
-          sandwich_->share * static_cast<double>(explorer_->stats().image_calls) -
-          static_cast<double>(upper_search_->stats().successors);
-      if (!(allowed >= 1)) return false;
-      if (allowed < 1e18) budget = static_cast<std::uint64_t>(allowed);
-    }
-    const auto status = upper_search_->Advance(budget, limits_);
-    result.upper_bound_stats = upper_search_->stats();
-    if (status == UpperBoundSearch::Status::kRunning) return false;
-    sandwich_over_ = true;
-    if (status == UpperBoundSearch::Status::kStopped) {
-      result.upper_bound_note = "no upper bound: " + upper_search_->stop_reason();
-      return false;
-    }
-    upper_ = &upper_search_->set();
-    result.upper_bound = upper_->size();
-    bool violating = false;
-    for (std::uint32_t id = 0; id < upper_->size() && !violating; ++id) {
-      violating = abs_.Violates(upper_->Get(id));
-    }
-    if (!violating && sandwich_->has_property) {
-      answered_by_upper_ = true;
-      result.verdict = Verdict::kSafe;
-      result.proof = Proof::kUpperBound;
-      result.reason = "no abstract state of the upper bound O (" + std::to_string(upper_->size()) +
-                      " states, closed under every action) violates the property";
-      return true;
-    }
-    if (violating) {
-      result.upper_bound_note = "the upper bound holds a state that violates the property";
-      return false;
-    }
-    sandwich_live_ = true;
-    lower_ = std::make_unique<SymmetricImage>(abs_.width(), sandwich_->symmetry);
-    const auto watch = [this](StateView reached) {
-      if (!upper_->Find(reached)) outside_ = true;
-      lower_->Add(reached);
-      return !outside_ && lower_->size() < upper_->size();
-    };
-    const StateStore& reached = tracker_->set();
-    for (std::uint32_t id = 0; id < reached.size(); ++id) watch(reached.Get(id));
-    // From now on the search stops as soon as |Sym(U)| reaches |O| (or U leaves O):
-    // SandwichHolds decides.
-    tracker_->OnNewAbstract(watch);
-    return false;
+    if (mode_ != Mode::kDruba || !sandwich_ || concrete_) return false;
+    return sandwich_->Advance(result, explorer_->stats().image_calls, limits_, *tracker_);
   }
-
   // After a raise: does Sym(U) cover O? Then alpha(R) = O (DESIGN.md section 8).
   bool SandwichHolds(RunResult& result) {
-    if (!sandwich_live_) return false;
-    result.symmetric_reached = lower_->size();
-    if (outside_) {
-      throw std::logic_error(
-          "a reached abstract state lies outside the upper bound O: O is not an upper bound");
-    }
-    if (lower_->size() != upper_->size()) return false;
-    for (std::uint32_t id = 0; id < upper_->size(); ++id) {
-      if (!lower_->Contains(upper_->Get(id))) {
-        throw std::logic_error(
-            "|Sym(U)| = |O| but O holds a state outside Sym(U): O is not closed under the thread "
-            "symmetry");
-      }
-    }
-    answered_by_upper_ = true;
-    result.verdict = Verdict::kSafe;
-    result.proof = Proof::kSandwich;
-    result.reason = "the upper bound O (" + std::to_string(upper_->size()) +
-                    " abstract states, closed under every action) equals the reached abstract "
-                    "states closed under the thread symmetry, so it is exactly alpha(R)";
-    return true;
+    return sandwich_ && sandwich_->Holds(result, explorer_->stats().image_calls, limits_);
   }
 
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {
     result.bounds = explorer_->bounds();
     result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
-    if (upper_search_ && !sandwich_over_) {
-      result.upper_bound_note = "O was not complete when the run ended (it takes at most " +
-                                std::to_string(static_cast<int>(sandwich_->share * 100)) +
-                                "% of the exploration's successor calls)";
-    }
+    if (sandwich_) sandwich_->NoteUnfinished(result);
     // Every `safe` is checked against the limits once more: a model that could not compute a
     // successor stops them, and then no proof may stand on the states explored.
     if (result.verdict == Verdict::kSafe && limits_ != nullptr) {
@@ -577,15 +496,8 @@ class PlateauDriver {
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
   std::size_t new_in_naive_ = 0;
-  std::optional<SandwichSetup> sandwich_;
-  std::unique_ptr<UpperBoundSearch> upper_search_;
-  const StateStore* upper_ = nullptr;      // O, once complete
-  std::unique_ptr<SymmetricImage> lower_;  // Sym(U)
-  bool sandwich_over_ = false;             // O complete, or given up
-  bool sandwich_live_ = false;             // O complete and free of violations: watching U
-  bool outside_ = false;                   // a state of U outside O (an internal error)
-  bool answered_by_upper_ = false;         // abstract_states() is O
-  double exhaust_share_ = 4;               // after a failed closure test (SetExhaustBudget)
+  std::unique_ptr<SandwichProof<Model, Abs>> sandwich_;  // UseSandwich
+  double exhaust_share_ = 4;  // after a failed closure test (SetExhaustBudget)
   std::uint64_t exhaust_floor_ = kExhaustFloor;
   bool exhausting_ = false;
   std::function<bool(StateView)> concrete_;                       // CheckConcrete

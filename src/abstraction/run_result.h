@@ -33,6 +33,12 @@ struct RunResult {
   std::string upper_bound_note;
   UpperBoundStats upper_bound_stats;
   std::uint64_t symmetric_reached = 0;
+  // The search over canonical representatives beside the Round-Robin one (SandwichSetup::
+  // concrete_symmetry): its states and successor calls, and whether it found the lower bound that
+  // answered.
+  std::uint64_t symmetric_search_states = 0;
+  std::uint64_t symmetric_search_calls = 0;
+  bool lower_bound_by_symmetric_search = false;
   Bounds bounds;
   std::vector<RaiseEvent> schedule;
   Bounds plateau_start;           // bounds where the abstract set last grew

@@ -76,6 +76,13 @@ struct SandwichSetup {
   // `head_start` abstract successors), so that it never slows a run by much more than the share.
   double share = 1.0 / 8;
   std::uint64_t head_start = 1024;
+  // The symmetry of the concrete states (empty classes: none). With one, the lower bound is also
+  // sought by a search over canonical representatives under free scheduling
+  // (abstraction/symmetric_search.h): `symmetric_head_start` successor calls as soon as O is
+  // complete, then `symmetric_share` of the Round-Robin search's calls.
+  ThreadSymmetry concrete_symmetry;
+  std::uint64_t symmetric_head_start = std::uint64_t{1} << 22;
+  double symmetric_share = 1.0 / 2;
 };
 
 // Kleene iteration over `make_oracle(set)`, as above.

@@ -45,6 +45,7 @@ struct CpdsHooks {
     SandwichSetup setup = cpds::MakeSandwich(abs, options.upper_bound != run::UpperBound::kStatic,
                                              has_target || options.deadlock);
     setup.share = cpds_options.upper_bound_share;
+    if (!cpds_options.symmetric_search) setup.concrete_symmetry.classes.clear();
     return setup;
   }
   std::string Relation() const {

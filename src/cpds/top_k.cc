@@ -146,6 +146,9 @@ SandwichSetup MakeSandwich(const TopKAbstraction& abs, bool joint, bool has_prop
   };
   setup.relation = joint ? "joint" : "static";
   setup.symmetry = abs.Symmetry();
+  // Concrete states are [shared, stack id of each thread]: the same classes, one word a thread
+  // (equal stacks have equal ids).
+  setup.concrete_symmetry = ThreadSymmetry{1, 1, setup.symmetry.classes};
   setup.has_property = has_property;
   return setup;
 }

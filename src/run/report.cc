@@ -71,6 +71,12 @@ void ProofJson(Json& j, const CountRun& run) {
   j["upper_bound_time_s"] = r.upper_bound_stats.time_s;
   if (!r.upper_bound_note.empty()) j["upper_bound_note"] = r.upper_bound_note;
   j["symmetric_reached"] = r.symmetric_reached;
+  j["symmetric_search_states"] = r.symmetric_search_states;
+  j["symmetric_search_calls"] = r.symmetric_search_calls;
+  if (r.proof == Proof::kSandwich) {
+    j["lower_bound_search"] =
+        r.lower_bound_by_symmetric_search ? "symmetric free search" : "round-robin";
+  }
   j["symmetry_classes"] = run.symmetry_classes;
 }
 
@@ -110,6 +116,13 @@ std::string ProofLine(const CountRun& run) {
       "  upper bound O: {} abstract states ({} relation, {} passes, {:.3f} s)", *r.upper_bound,
       run.relation, r.upper_bound_stats.passes, r.upper_bound_stats.time_s);
   if (r.proof == Proof::kSandwich) {
+    if (r.lower_bound_by_symmetric_search) {
+      return out + fmt::format(
+                       "; the states reached by a search over canonical representatives under "
+                       "free scheduling ({} states, {} successor calls), closed under the thread "
+                       "symmetry, cover it\n",
+                       r.symmetric_search_states, r.symmetric_search_calls);
+    }
     return out + "; the reached states closed under the thread symmetry cover it\n";
   }
   if (!r.upper_bound_note.empty()) return out + "; not used: " + r.upper_bound_note + "\n";

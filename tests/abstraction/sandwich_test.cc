@@ -166,6 +166,8 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
   std::mt19937 rng(777);
   std::map<Proof, int> proofs;
   int compared_exact = 0;
+  int by_search = 0;  // sandwich proofs whose lower bound the canonical search completed
+  int by_rr = 0;      // ... the Round-Robin search
   for (int i = 0; i < testing::Sweep(600); ++i) {
     SCOPED_TRACE("program " + std::to_string(i));
     auto [c, init] = RandomProgram(rng, i);
@@ -188,9 +190,14 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
     PlateauDriver run(model, abs);
     SandwichSetup setup = cpds::MakeSandwich(abs, /*joint=*/i % 5 != 0, target.has_value());
     if (i % 2 == 0) setup.head_start = 0;  // O alongside the exploration, 1/8 of its work
+    // A third without the search over canonical representatives: the lower bound from the
+    // Round-Robin search alone.
+    if (i % 3 == 2) setup.concrete_symmetry.classes.clear();
     run.UseSandwich(std::move(setup));
     const RunResult with = run.Verify();
     ++proofs[with.proof];
+    if (with.proof == Proof::kSandwich)
+      ++(with.lower_bound_by_symmetric_search ? by_search : by_rr);
     // The sandwich proof's watcher stops the search when it answers: never an `unknown`.
     ASSERT_NE(with.reason, "listener");
 
@@ -226,8 +233,12 @@ TEST(SandwichTest, SandwichProofsAgreeWithThePlateauProofAndBruteForce) {
   std::cout << "sandwich " << proofs[Proof::kSandwich] << ", plateau " << proofs[Proof::kPlateau]
             << ", upper bound " << proofs[Proof::kUpperBound] << ", no proof "
             << proofs[Proof::kNone] << ", exhausted " << proofs[Proof::kExhausted]
-            << "; exact sets compared " << compared_exact << "\n";
+            << "; exact sets compared " << compared_exact
+            << "; lower bounds by the canonical search " << by_search << ", by Round-Robin "
+            << by_rr << "\n";
   EXPECT_GT(proofs[Proof::kSandwich], testing::AtLeast(100));
+  EXPECT_GT(by_search, testing::AtLeast(50));
+  EXPECT_GT(by_rr, testing::AtLeast(30));
   EXPECT_GT(proofs[Proof::kUpperBound], testing::AtLeast(10));
   EXPECT_GT(compared_exact, testing::AtLeast(100));
 }
