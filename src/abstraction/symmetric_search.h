@@ -61,7 +61,9 @@ class SymmetricLowerBound {
     while (next_ < seen_.size()) {
       if (done()) return Status::kRunning;
       if (calls_ >= stop_at) return Status::kRunning;
-      if (limits != nullptr && limits->Poll()) return Status::kStopped;
+      if (limits != nullptr && limits->Poll([&] { return seen_.NextGrowthBytes(); })) {
+        return Status::kStopped;
+      }
       const StateView s = seen_.Get(next_++);
       scratch_.assign(s.begin(), s.end());
       for (std::uint32_t t = 0; t < model_.num_threads(); ++t) {

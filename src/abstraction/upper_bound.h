@@ -131,7 +131,9 @@ class KleeneUpperBound final : public UpperBoundSearch {
       if (set_->size() > max_states_) {
         Stop("it has more than " + std::to_string(max_states_) + " abstract states");
       } else if (limits != nullptr) {
-        if (auto reason = limits->Poll()) Stop(*reason);
+        // The set's next doubling counts before it happens: a memory limit stops the search
+        // ahead of the allocation, not after it.
+        if (auto reason = limits->Poll([&] { return set_->NextGrowthBytes(); })) Stop(*reason);
       }
     }
     stats_.time_s += clock.Seconds();

@@ -45,6 +45,16 @@ std::size_t StateStore::MemoryBytes() const {
   return arena_.capacity() * sizeof(Word) + index_.capacity() * (sizeof(std::uint32_t) + 1);
 }
 
+std::size_t StateStore::NextGrowthBytes() const {
+  std::size_t bytes = 0;
+  // A flat_hash_set grows at 7/8 load, to twice the capacity; a vector at its capacity.
+  if (index_.size() * 10 >= index_.capacity() * 8) {
+    bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
+  }
+  if (arena_.size() * 10 >= arena_.capacity() * 9) bytes += arena_.capacity() * 2 * sizeof(Word);
+  return bytes;
+}
+
 void StateStore::Reserve(std::size_t states) {
   arena_.reserve(states * width_);
   index_.reserve(states);

@@ -33,6 +33,8 @@ class StateStore {
   std::size_t width() const { return width_; }
   // Bytes held by the arena and the index (capacity, not just what is used).
   std::size_t MemoryBytes() const;
+  // Bytes the next growth of the index or the arena would allocate at once, when one is near.
+  std::size_t NextGrowthBytes() const;
   void Reserve(std::size_t states);
 
  private:
