@@ -111,7 +111,9 @@ TEST(HornTest, UnboundedCountersAgreeWithBoundedSearch) {
     const std::string text = gen.Program(n, 3 + round % 2, true, 0, true);
     const Program program = ParseProgram(text, "random.drb");
     const bool fails = FailsWithin(program, n, 12);
-    const Answer without = VerifyWith(text, program, n, HornUse::kOff);
+    // Refinement alone (the "before" figure) only in the long sweeps: its unknowns cost most.
+    const Answer without =
+        testing::SweepFactor() > 1 ? VerifyWith(text, program, n, HornUse::kOff) : Answer{};
     const Answer with = VerifyWith(text, program, n, HornUse::kBoth);
     if (fails) {
       EXPECT_NE(without.verdict, Verdict::kSafe) << text;
@@ -125,8 +127,10 @@ TEST(HornTest, UnboundedCountersAgreeWithBoundedSearch) {
   }
   std::fprintf(stderr,
                "Horn, unbounded counters: of %zu programs without a failure in 12 steps, "
-               "refinement alone proves %zu, with the Horn solver %zu\n",
-               candidates, before, after);
+               "refinement alone proves %s, with the Horn solver %zu\n",
+               candidates,
+               testing::SweepFactor() > 1 ? std::to_string(before).c_str() : "(long sweep only)",
+               after);
   // The goal: 90% of them proved; and the Horn solver loses none refinement proved.
   EXPECT_GE(10 * after, 9 * candidates);
   EXPECT_GE(after, before);

@@ -135,14 +135,14 @@ void ExpectEveryCountClaims(Generator& gen, const char* what, int programs, std:
                "for 2..5 threads; %zu still changing at 4; %zu certificates checked valid for "
                "every count\n",
                what, closed, programs, changed, certified);
-  EXPECT_GT(closed, testing::AtLeastU(min_closed));
+  EXPECT_GE(closed, testing::AtLeastU(min_closed));
   EXPECT_GE(certified, testing::AtLeastU(min_certified));
   EXPECT_EQ(invalid_passed, 0U);
 }
 
 TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
   Generator gen(99);
-  ExpectEveryCountClaims(gen, "EveryThreadCount", testing::Sweep(60), 15, 7);
+  ExpectEveryCountClaims(gen, "EveryThreadCount", testing::Sweep(40), 14, 7);
 }
 
 // The same with counts used as values in the code and the predicates (`x == count(k: pc[k] ==
@@ -150,7 +150,7 @@ TEST(PredabsTest, EveryThreadCountClaimsHoldForSmallCounts) {
 TEST(PredabsTest, CountValuesForEveryThreadCountHoldForSmallCounts) {
   Generator gen(7);
   gen.SetCountValues(true);
-  ExpectEveryCountClaims(gen, "CountValues", testing::Sweep(10), 3, 1);
+  ExpectEveryCountClaims(gen, "CountValues", testing::Sweep(10), 4, 1);
 }
 
 // --threads and the default abstraction.
