@@ -31,12 +31,6 @@ struct State {
   std::vector<z3::expr> counts;
 };
 
-bool NumberComparison(const Expr& e) {
-  return e.kind == Kind::kBinary && e.op >= Expr::Op::kEq && e.op <= Expr::Op::kGe &&
-         ((e.args[0]->kind == Kind::kCount && e.args[1]->kind == Kind::kNumber) ||
-          (e.args[1]->kind == Kind::kCount && e.args[0]->kind == Kind::kNumber));
-}
-
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
   // The threads are the elements of the sort; there are `n` of them (the thread count).
@@ -44,8 +38,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       : StatementEncoder(p, ctx),
         thread_(ctx.uninterpreted_sort("Thread")),
         n_(ctx.int_const("n")) {
-    for (const auto& st : p.statements) Track(st.body);
-    for (const auto& pred : spec.predicates) Track(*pred.expr);
+    for (const auto& st : p.statements) drb::ValueCounts(st.body, counts_);
+    for (const auto& pred : spec.predicates) drb::ValueCounts(*pred.expr, counts_);
   }
   const z3::expr& n() const { return n_; }
 
@@ -154,7 +148,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return e.op == Op::kNot ? Truth(v == 0) : -v;
       }
       case Kind::kBinary:
-        if (NumberComparison(e)) return CompareCount(e, s, self, bound, fail);
+        if (drb::ComparedWithNumber(e)) return CompareCount(e, s, self, bound, fail);
         return Binary(e.op, Eval(*e.args[0], s, self, bound, fail),
                       Eval(*e.args[1], s, self, bound, fail), fail);
       case Kind::kCount:
@@ -271,26 +265,6 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return Truth(at_least(m) && !at_least(m + 1));
       default:
         return Truth(!(at_least(m) && !at_least(m + 1)));  // !=
-    }
-  }
-
-  // The counts of the program and the abstraction used as values, one of each.
-  void Track(const Expr& e) {
-    if (NumberComparison(e)) return;  // stated with witnesses
-    if (e.kind == Kind::kCount && drb::CountsOwnStates(e) && !drb::CountsEveryThread(e) &&
-        std::none_of(counts_.begin(), counts_.end(),
-                     [&](const Expr* c) { return drb::SameCount(*c, e); })) {
-      counts_.push_back(&e);
-    }
-    for (const auto& arg : e.args) Track(*arg);
-  }
-  void Track(const std::vector<drb::Instr>& body) {
-    for (const auto& op : body) {
-      for (const auto& e : op.exprs) Track(*e);
-      for (const auto& x : op.targets) {
-        if (x.index) Track(*x.index);
-      }
-      for (const auto& block : op.blocks) Track(block);
     }
   }
 

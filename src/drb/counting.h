@@ -7,6 +7,9 @@
 // helpers, shared by both, say which counts qualify and which are the same count.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "drb/ast.h"
 
 namespace druba::drb {
@@ -63,6 +66,39 @@ inline bool SameBody(const Expr& a, std::uint32_t var_a, const Expr& b, std::uin
 // viewing thread's own term).
 inline bool SameCount(const Expr& a, const Expr& b) {
   return SameBody(*a.args[0], a.var, *b.args[0], b.var);
+}
+
+// `count(...) OP k` with k a number and OP a comparison (either side): the symbolic encodings
+// state it with k distinct witnesses, not as a value.
+inline bool ComparedWithNumber(const Expr& e) {
+  const auto is = [&](Expr::Kind a, Expr::Kind b) {
+    return e.args[0]->kind == a && e.args[1]->kind == b;
+  };
+  return e.kind == Expr::Kind::kBinary && e.op >= Expr::Op::kEq && e.op <= Expr::Op::kGe &&
+         (is(Expr::Kind::kCount, Expr::Kind::kNumber) ||
+          is(Expr::Kind::kNumber, Expr::Kind::kCount));
+}
+
+// Appends to `out` the counts of the threads' own states that `e` uses as values (not compared
+// with a number, not the thread count), one of each (SameCount): those an encoding keeps per state.
+inline void ValueCounts(const Expr& e, std::vector<const Expr*>& out) {
+  if (ComparedWithNumber(e)) return;  // stated with witnesses; the body has no count of its own
+  if (e.kind == Expr::Kind::kCount && CountsOwnStates(e) && !CountsEveryThread(e) &&
+      std::none_of(out.begin(), out.end(), [&](const Expr* c) { return SameCount(*c, e); })) {
+    out.push_back(&e);
+  }
+  for (const auto& arg : e.args) ValueCounts(*arg, out);
+}
+
+// The same for every expression of a statement body (right-hand sides, conditions, target indices).
+inline void ValueCounts(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
+  for (const Instr& op : body) {
+    for (const auto& e : op.exprs) ValueCounts(*e, out);
+    for (const Instr::Target& t : op.targets) {
+      if (t.index) ValueCounts(*t.index, out);
+    }
+    for (const std::vector<Instr>& block : op.blocks) ValueCounts(block, out);
+  }
 }
 
 }  // namespace druba::drb

@@ -386,9 +386,8 @@ struct Effect {
   std::optional<Int> delta;  // none: set otherwise
 };
 
-void Effects(const Program& program, std::uint32_t x, const std::vector<Instr>& block,
-             std::size_t at, std::optional<Int> delta, std::uint32_t next,
-             std::vector<Effect>& out) {
+void Effects(std::uint32_t x, const std::vector<Instr>& block, std::size_t at,
+             std::optional<Int> delta, std::uint32_t next, std::vector<Effect>& out) {
   for (std::size_t k = at; k < block.size(); ++k) {
     const Instr& op = block[k];
     if (op.kind == Instr::Kind::kGoto) {
@@ -399,12 +398,12 @@ void Effects(const Program& program, std::uint32_t x, const std::vector<Instr>& 
       // The rest of this block follows each branch that does not jump.
       for (const std::vector<Instr>& branch : op.blocks) {
         std::vector<Effect> inner;
-        Effects(program, x, branch, 0, delta, kNoLocation, inner);
+        Effects(x, branch, 0, delta, kNoLocation, inner);
         for (const Effect& e : inner) {
           if (e.to != kNoLocation) {
             out.push_back(e);
           } else {
-            Effects(program, x, block, k + 1, e.delta, next, out);
+            Effects(x, block, k + 1, e.delta, next, out);
           }
         }
       }
@@ -440,7 +439,7 @@ void CountingAtoms(const Program& program, std::vector<std::string>& out) {
     std::vector<bool> reset(program.statements.size() + 1, false);
     for (std::uint32_t k = 0; k < t.size; ++k) {
       const Statement& st = program.statements[t.first + k];
-      Effects(program, x, st.body, 0, Int(0), st.next, edges[k]);
+      Effects(x, st.body, 0, Int(0), st.next, edges[k]);
       for (const Effect& e : edges[k]) {
         if (!e.delta && e.to < reset.size()) reset[e.to] = true;
       }

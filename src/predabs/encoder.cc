@@ -7,34 +7,12 @@
 #include "drb/counting.h"
 
 namespace druba::predabs {
-namespace {
-
-void TrackIn(const std::vector<Instr>& body, Encoder& encoder) {
-  for (const Instr& op : body) {
-    for (const ExprPtr& e : op.exprs) encoder.TrackCounts(*e);
-    for (const Instr::Target& t : op.targets) {
-      if (t.index) encoder.TrackCounts(*t.index);
-    }
-    for (const std::vector<Instr>& block : op.blocks) TrackIn(block, encoder);
-  }
-}
-
-}  // namespace
-
 Encoder::Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {
-  for (const Statement& st : program.statements) TrackIn(st.body, *this);
+  for (const Statement& st : program.statements) drb::ValueCounts(st.body, counts_);
 }
 
 void Encoder::TrackCounts(const Expr& e) {
-  if (ComparesCountWithNumber(e)) {  // stated with witnesses; the body has no count of its own
-    return;
-  }
-  if (e.kind == Expr::Kind::kCount && drb::CountsOwnStates(e) && !drb::CountsEveryThread(e) &&
-      std::none_of(counts_.begin(), counts_.end(),
-                   [&](const Expr* c) { return drb::SameCount(*c, e); })) {
-    counts_.push_back(&e);
-  }
-  for (const ExprPtr& arg : e.args) TrackCounts(*arg);
+  drb::ValueCounts(e, counts_);
 }
 
 ThreadCount Encoder::Symbolic(std::uint32_t min, std::vector<Term>& facts) {
@@ -324,7 +302,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
       return e.op == Expr::Op::kNot ? s_.Not(a) : s_.Apply(Fn::kNeg, {a});
     }
     case Expr::Kind::kBinary: {
-      if (!count.fixed && ComparesCountWithNumber(e)) {
+      if (!count.fixed && drb::ComparedWithNumber(e)) {
         return CompareCount(e, state, count, self, slots, errors);
       }
       const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);

@@ -15,24 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "drb/counting.h"
 #include "predabs/program.h"
 #include "predabs/solver.h"
 
 namespace druba::predabs {
 
-// A comparison with count(...) on one side, which the encoding with the thread count left
-// symbolic states with "at least k threads" (Encoder::CompareCount; thread_counts.h checks such
-// uses when the file is read).
-inline bool ComparesCount(const Expr& e) {
-  const Expr::Op op = e.op;
-  return e.kind == Expr::Kind::kBinary &&
-         (op == Expr::Op::kEq || op == Expr::Op::kNe || op == Expr::Op::kLt ||
-          op == Expr::Op::kLe || op == Expr::Op::kGt || op == Expr::Op::kGe) &&
-         (e.args[0]->kind == Expr::Kind::kCount || e.args[1]->kind == Expr::Kind::kCount);
-}
-
-// The operator of a count comparison read as `count OP k`: turned round when count is on the
-// right.
+// The operator of a count comparison (drb::ComparedWithNumber) read as `count OP k`: turned round
+// when count is on the right.
 inline Expr::Op CountOnLeft(const Expr& e) {
   if (e.args[0]->kind == Expr::Kind::kCount) return e.op;
   switch (e.op) {
@@ -60,13 +50,6 @@ struct SymState {
   std::vector<Term> counts;
 };
 
-// Whether `e` compares count(...) with a number: the symbolic encoding states it with witnesses
-// ("at least k threads"); any other count is a value (drb/counting.h).
-inline bool ComparesCountWithNumber(const Expr& e) {
-  return ComparesCount(e) &&
-         (e.args[0]->kind == Expr::Kind::kNumber || e.args[1]->kind == Expr::Kind::kNumber);
-}
-
 // Fixed: threads are the integers 0..n-1. Symbolic: threads are elements of an uninterpreted
 // sort, the program's threads are those in `alive`, and thread 0 is `zero`.
 struct ThreadCount {
@@ -92,7 +75,6 @@ class Encoder {
   // thread counted.
   void SetCountWitnesses(std::uint32_t m) { count_witnesses_ = m; }
   bool TracksCounts() const { return !counts_.empty(); }
-  std::size_t NumTrackedCounts() const { return counts_.size(); }
   // Whether tracked count k's body holds for `thread` in `state`.
   Term Counted(std::size_t k, const SymState& state, const ThreadCount& count, Term thread);
 

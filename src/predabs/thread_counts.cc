@@ -21,7 +21,7 @@ Int WitnessesFor(Expr::Op op, const Int& k) {
 // Mirrors what the symbolic encoding accepts (Encoder::EvalIn, CompareCount, AtLeast,
 // QuantifySymbolically), with the same messages at the same places.
 void CheckCounts(const Expr& e) {
-  if (ComparesCountWithNumber(e)) {
+  if (drb::ComparedWithNumber(e)) {
     const bool left = e.args[0]->kind == Expr::Kind::kCount;
     const Expr& count = *e.args[left ? 0 : 1];
     const Expr& other = *e.args[left ? 1 : 0];
