@@ -169,6 +169,15 @@ void AddVerifyOptions(CLI::App* verify, RunOptions& options) {
                    "ends at the budget with 'unknown'")
       ->check(CLI::NonNegativeNumber);
   verify
+      ->add_option_function<std::string>(
+          "--symmetric-search",
+          [&options](const std::string& value) { options.symmetric_search = value == "on"; },
+          "with interchangeable threads, search over one state per orbit of the thread symmetry "
+          "under free scheduling (on, the default): CPDS, for the sandwich proof's lower bound "
+          "(O computed first); .drb at one thread count, for the exact search after a failed "
+          "closure test. off: the Round-Robin search alone")
+      ->check(CLI::IsMember({"on", "off"}));
+  verify
       ->add_option("--certificate", options.certificate,
                    "write the certificate of a safe verdict: the final abstract set and what the "
                    "proof assumed (CPDS: the may-lie-below relation; .drb: the abstraction, for "

@@ -2,11 +2,14 @@
 """How the proof grows with the thread count: Stefan-n and Bluetooth3 2+k built with `druba compose`
 (into a temporary directory) from the PLDI'18 files in ../shared/benchmarks/cuba, verified at
 K = 1 and K = 2 with the sandwich proof's lower bound from the search over canonical
-representatives (the default) and from the Round-Robin search alone (--symmetric-search off).
-Prints a markdown table (time, peak memory, states stored, the proof and which search gave the
-lower bound) and writes a log-scale plot of time and memory against the thread count (SVG).
+representatives (the default) and from the Round-Robin search alone (--symmetric-search off);
+and symmetric .drb models (families `drb:NAME`, models/NAME.drb at 2..--max-drb threads, K
+shown as 0), proved by exhaustion over one state per orbit (the default) or by the Round-Robin
+search alone. Prints a markdown table (time, peak memory, states stored, the proof and which
+search answered) and writes a log-scale plot of time and memory against the thread count (SVG).
 
   perf/run_growth.py [--druba build/druba] [--max-n 12] [--time-limit 300] [--svg docs/growth.svg]
+                     [--families stefan bluetooth3 drb:test-and-test-and-set ...] [--round-robin]
 
 A family stops growing at its first run that does not answer `safe` within the limits (the
 Round-Robin lower bound stops early: Stefan-9 took it 508 s and 13 GB).
@@ -53,6 +56,23 @@ def verify(druba, pds, k, symmetric, time_limit, memory_limit):
             "lower": j.get("lower_bound_search", ""), "reason": j.get("reason", "")}
 
 
+def verify_drb(druba, name, n, symmetric, time_limit, memory_limit):
+    args = [druba, "verify", str(ROOT / "models" / f"{name}.drb"), "--threads", str(n), "--jobs",
+            "1", "--json", "--time-limit", str(time_limit), "--memory-limit", str(memory_limit),
+            "--symmetric-search", "on" if symmetric else "off"]
+    run = subprocess.run(args, capture_output=True, text=True)
+    try:
+        j = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        return None
+    orbits = j.get("symmetric_exhaustion", False)
+    stored = j.get("symmetric_search_states", 0) if orbits else j.get("concrete_states", 0)
+    return {"verdict": j["verdict"], "time": j.get("time_s", 0), "mb": j.get("peak_rss_mb", 0),
+            "stored": stored, "abstract": j.get("abstract_states", 0), "proof": j.get("proof", ""),
+            "lower": "one state per orbit" if orbits else "round-robin",
+            "reason": j.get("reason", "")}
+
+
 def plot(rows, path):
     """A log-scale SVG of time (left) and peak memory (right) against the thread count."""
     series = {}
@@ -66,7 +86,11 @@ def plot(rows, path):
     n_lo, n_hi = min(ns), max(ns)
     colors = {("stefan", 1): "#1f77b4", ("stefan", 2): "#ff7f0e", ("bluetooth3", 1): "#2ca02c",
               ("bluetooth3", 2): "#d62728"}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{height + 40}" '
+    others = ["#9467bd", "#8c564b", "#e377c2", "#17becf"]
+    for family, k, _ in sorted(series):
+        if (family, k) not in colors:
+            colors[(family, k)] = others[len(colors) % len(others)]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{height + 80}" '
            'font-family="sans-serif" font-size="11">']
     for panel, (label, index, lo, hi) in enumerate(
             [("time (s)", 1, 1e-3, 1e3), ("peak memory (MB)", 2, 1, 1e5)]):
@@ -101,10 +125,11 @@ def plot(rows, path):
             out.append(f'<path d="{path_d}" fill="none" stroke="{color}"{dash}/>')
     legend_y = height + 5
     for i, ((family, k), color) in enumerate(colors.items()):
-        out.append(f'<text x="{10 + i * 150}" y="{legend_y + 20}" fill="{color}">{family} K={k}'
-                   '</text>')
-    out.append(f'<text x="{10 + 4 * 150}" y="{legend_y + 20}">solid: canonical search; dashed: '
-               'Round-Robin</text>')
+        name = family[4:] if family.startswith("drb:") else f"{family} K={k}"
+        out.append(f'<text x="{10 + i % 4 * 200}" y="{legend_y + 20 + i // 4 * 14}" '
+                   f'fill="{color}">{name}</text>')
+    out.append(f'<text x="10" y="{legend_y + 20 + (len(colors) + 3) // 4 * 14}">solid: search '
+               'over canonical representatives; dashed: Round-Robin alone</text>')
     out.append("</svg>")
     pathlib.Path(path).write_text("\n".join(out) + "\n")
 
@@ -116,6 +141,7 @@ def main():
     ap.add_argument("--time-limit", type=float, default=300)
     ap.add_argument("--memory-limit", type=float, default=8000)
     ap.add_argument("--svg", default="")
+    ap.add_argument("--max-drb", type=int, default=8)
     ap.add_argument("--families", nargs="*", default=["stefan", "bluetooth3"])
     ap.add_argument("--round-robin", action="store_true",
                     help="also the Round-Robin lower bound alone (slow past a few threads)")
@@ -126,13 +152,18 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for family in args.families:
-            first = 2 if family == "stefan" else 4
-            for k in (1, 2):
+            drb = family.startswith("drb:")
+            first = 2 if family == "stefan" or drb else 4
+            for k in ((0,) if drb else (1, 2)):
                 for symmetric in ([True, False] if args.round_robin else [True]):
-                    for n in range(first, args.max_n + 1):
-                        pds = compose(args.druba, pathlib.Path(tmp), family, n)
-                        result = verify(args.druba, pds, k, symmetric, args.time_limit,
-                                        args.memory_limit)
+                    for n in range(first, (args.max_drb if drb else args.max_n) + 1):
+                        if drb:
+                            result = verify_drb(args.druba, family[4:], n, symmetric,
+                                                args.time_limit, args.memory_limit)
+                        else:
+                            pds = compose(args.druba, pathlib.Path(tmp), family, n)
+                            result = verify(args.druba, pds, k, symmetric, args.time_limit,
+                                            args.memory_limit)
                         rows.append({"family": family, "n": n, "k": k, "symmetric": symmetric,
                                      "result": result})
                         if result is None:

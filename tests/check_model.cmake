@@ -8,6 +8,8 @@
 # exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
 # thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify;
 # `refine=off` passes --refine off (the abstraction as given, no refinement).
+# `orbits=N` checks that the search over one state per orbit of the thread symmetry answered
+# (JSON "symmetric_exhaustion") after storing N states (a symmetric .drb program at one count).
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
@@ -67,6 +69,7 @@ foreach(line IN LISTS lines)
   field("${line}" "deadlock" deadlock)
   field("${line}" "mode" mode)
   field("${line}" "refine" refine)
+  field("${line}" "orbits" orbits)
   set(model_args)
   if(deadlock)
     list(APPEND model_args --deadlock)
@@ -179,6 +182,14 @@ foreach(line IN LISTS lines)
       string(JSON got_count GET "${out}" abstract_states)
       if(NOT got_count EQUAL count)
         message(FATAL_ERROR "${MODEL} (${line}): ${got_count} abstract states, expected ${count}")
+      endif()
+    endif()
+    if(orbits)
+      string(JSON by_orbits GET "${out}" symmetric_exhaustion)
+      string(JSON got_orbits GET "${out}" symmetric_search_states)
+      if(NOT by_orbits OR NOT got_orbits EQUAL orbits)
+        message(FATAL_ERROR "${MODEL} (${line}): answered by the search over orbits: ${by_orbits}"
+                            ", ${got_orbits} states stored; expected ${orbits}")
       endif()
     endif()
     if(verdict STREQUAL "safe")

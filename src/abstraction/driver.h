@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "abstraction/abstraction.h"
+#include "abstraction/orbits.h"
 #include "abstraction/run_result.h"
 #include "abstraction/sandwich.h"
 #include "abstraction/upper_bound.h"
@@ -51,7 +52,7 @@ class PlateauDriver {
     // stop a step midway), or a violation or a limit stopped the search (Finish says which).
     const auto over = [&](RaiseEvent::Dim dim) {
       const bool going = Step(dim, result);
-      if (going && AdvanceSandwich(result)) return true;
+      if (going && (AdvanceSandwich(result) || AdvanceOrbits(result))) return true;
       if (SandwichHolds(result)) return true;
       return !going || ClosedUnderAll(result);
     };
@@ -182,6 +183,10 @@ class PlateauDriver {
   // The schedule to a violation's record, from whichever search found it, as a Round-Robin
   // trace. Empty when traces are off (KeepTrace(false)).
   std::vector<TraceStep> Trace(std::uint32_t record) {
+    if (orbits_ && orbits_->answered()) {
+      const std::vector<TraceStep> steps = orbits_->Trace(record);
+      return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
+    }
     if (free_) {
       const std::vector<TraceStep> steps = free_->Trace(record);
       return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
@@ -225,13 +230,20 @@ class PlateauDriver {
     explorer_->SetJobs(jobs, Search::kParallelMin, adaptive);
   }
   unsigned jobs() const { return explorer_->jobs(); }
-  std::size_t num_states() const { return free_ ? free_->num_states() : explorer_->num_states(); }
+  // After a search over one state per orbit answered, its states (canonical forms: after
+  // exhaustion, one of each orbit of the reachable states).
+  std::size_t num_states() const {
+    if (const auto* free = FreeAnswered()) return free->num_states();
+    return explorer_->num_states();
+  }
+  bool answered_up_to_symmetry() const { return orbits_ && orbits_->answered(); }
   // Calls f(StateView) for every concrete state stored (after exhaustion: the reachable states).
   template <class F>
   void ForEachState(F&& f) const {
+    const FreeSearch<Model, AbstractTracker<Abs>>* free = FreeAnswered();
     for (std::uint32_t id = 0; id < num_states(); ++id) {
-      if (free_) {
-        f(free_->state(id));
+      if (free != nullptr) {
+        f(free->state(id));
       } else {
         const std::vector<Word> s = explorer_->state(id);
         f(StateView(s));
@@ -239,7 +251,8 @@ class PlateauDriver {
     }
   }
   std::size_t MemoryBytes() const {
-    return free_ ? free_->MemoryBytes() : explorer_->MemoryBytes();
+    return explorer_->MemoryBytes() + (free_ ? free_->MemoryBytes() : 0) +
+           (orbits_ ? orbits_->MemoryBytes() : 0);
   }
 
   // A property of concrete states that the abstraction does not decide (a .drb deadlock): every
@@ -250,6 +263,7 @@ class PlateauDriver {
     concrete_ = std::move(violates);
     concrete_what_ = std::move(what);
     tracker_->CheckConcrete(concrete_);
+    if (orbits_) orbits_->CheckConcrete(concrete_);
   }
   // With CheckConcrete: where the plateau proof holds (Thm. 7: every reachable state is admitted
   // by a reached abstract state), `prove(set)` may show that no state the set admits violates the
@@ -269,6 +283,16 @@ class PlateauDriver {
   // What the run is doing beyond the paper's schedule, for the progress line ("" when nothing).
   const char* phase() const { return exhausting_ ? "towards exhaustion " : ""; }
 
+  // Threads that are interchangeable (explore/canonical.h) for a property that permutations do not
+  // change: beside the Round-Robin search, a search over one state per orbit (orbits.h) may prove
+  // `safe` by exhaustion, and after a failed closure test it goes on towards exhaustion instead
+  // of raising the bounds (OrbitSetup::views: which states of an orbit the abstraction must see).
+  // Call before Verify.
+  void ExhaustUpToSymmetry(OrbitSetup setup) {
+    orbits_ = std::make_unique<OrbitSearch<Model, Abs>>(model_, abs_, limits_, std::move(setup));
+    if (concrete_) orbits_->CheckConcrete(concrete_);
+  }
+
   // The sandwich proof of DESIGN.md section 8, tried by Verify in Mode::kDruba.
   void UseSandwich(SandwichSetup setup) {
     sandwich_ = std::make_unique<SandwichProof<Model, Abs>>(model_, abs_, std::move(setup));
@@ -282,12 +306,19 @@ class PlateauDriver {
   // The reached abstract states; after a sandwich or upper-bound proof, O (alpha(R) itself after a
   // sandwich proof, an over-approximation of it after an upper-bound proof).
   const StateStore& abstract_states() const {
+    if (answered_up_to_symmetry()) return orbits_->abstract_states();
     return sandwich_ && sandwich_->answer() != nullptr ? *sandwich_->answer() : tracker_->set();
   }
   Model& model() { return model_; }
 
  private:
   using Search = Explorer<Model, AbstractTracker<Abs>>;
+
+  // The free search whose states answer (explicit mode, or the search over orbits); null when the
+  // Round-Robin search's do.
+  const FreeSearch<Model, AbstractTracker<Abs>>* FreeAnswered() const {
+    return answered_up_to_symmetry() ? &orbits_->search() : free_.get();
+  }
 
   // Verify at the plateau with CheckConcrete: the plateau proof and ProveConcreteBy's, or else on
   // towards exhaustion.
@@ -397,6 +428,11 @@ class PlateauDriver {
                                  static_cast<double>(std::size_t{256} << 20);
     exhausting_ = true;
     const std::string failed = result.reason;
+    if (orbits_) {
+      ExhaustSymmetric(result, budget, memory_budget);
+      exhausting_ = false;
+      return;
+    }
     std::uint32_t round_raises = 0;
     std::uint32_t delay_raises = 0;
     while (!ExhaustedNow(result)) {
@@ -431,6 +467,33 @@ class PlateauDriver {
       if (!going) break;  // a violation or a limit: Finish says which
     }
     exhausting_ = false;
+  }
+
+  // Advances the search over one state per orbit (orbits.h) by `calls`, or by its share of the
+  // Round-Robin search's; true when it answered.
+  bool AdvanceOrbits(RunResult& result, std::optional<std::uint64_t> calls = std::nullopt) {
+    if (!orbits_ || mode_ != Mode::kDruba || exhaust_share_ <= 0) return false;
+    return orbits_->Advance(result, explorer_->stats().image_calls, calls,
+                            [this] { return MemoryBytes(); });
+  }
+
+  // GoOnToExhaustion with a search over one state per orbit: it goes on within the same budgets
+  // instead of raising bounds.
+  void ExhaustSymmetric(RunResult& result, std::uint64_t budget, double memory_budget) {
+    orbits_->CapMemory(memory_budget);
+    if (AdvanceOrbits(result, budget)) return;
+    if (limits_ != nullptr) {
+      if (auto reason = limits_->Poll()) {  // a limit stopped it
+        result.reason = *reason;
+        return;
+      }
+    }
+    result.reason += "; the exact search over one state per orbit of the thread symmetry stored " +
+                     std::to_string(orbits_->num_states()) +
+                     " states and did not exhaust the state space within its budget of " +
+                     std::to_string(budget) +
+                     " successor calls and its share of memory "
+                     "(--exhaust-share)";
   }
 
   // kAi: is the reached set closed under every action? Then it is an inductive invariant that
@@ -497,6 +560,7 @@ class PlateauDriver {
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
   std::size_t new_in_naive_ = 0;
   std::unique_ptr<SandwichProof<Model, Abs>> sandwich_;  // UseSandwich
+  std::unique_ptr<OrbitSearch<Model, Abs>> orbits_;      // ExhaustUpToSymmetry
   double exhaust_share_ = 4;  // after a failed closure test (SetExhaustBudget)
   std::uint64_t exhaust_floor_ = kExhaustFloor;
   bool exhausting_ = false;

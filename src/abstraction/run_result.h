@@ -39,6 +39,9 @@ struct RunResult {
   std::uint64_t symmetric_search_states = 0;
   std::uint64_t symmetric_search_calls = 0;
   bool lower_bound_by_symmetric_search = false;
+  // The exact search after a failed closure test went over one state per orbit instead of
+  // raising bounds (PlateauDriver::ExhaustUpToSymmetry); its figures are the two above.
+  bool symmetric_exhaustion = false;
   Bounds bounds;
   std::vector<RaiseEvent> schedule;
   Bounds plateau_start;           // bounds where the abstract set last grew

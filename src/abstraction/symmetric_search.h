@@ -1,7 +1,7 @@
 // The lower bound of the sandwich proof (DESIGN.md section 8) by a search of its own: breadth first
 // under free scheduling (every thread may move in every state) over canonical representatives,
-// one concrete state per orbit of the thread symmetry (SymmetricImage::Canonical: the components
-// of each class of interchangeable threads sorted).
+// one concrete state per orbit of the thread symmetry (explore/canonical.h: the components of each
+// class of interchangeable threads sorted).
 //
 // Why it is sound. The lower bound only needs reachable states. The initial state is reachable;
 // a successor under free scheduling of a reachable state is reachable (Round-Robin with rounds
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "abstraction/symmetry.h"
 #include "common/resources.h"
+#include "explore/canonical.h"
 #include "explore/model.h"
 #include "explore/state_store.h"
 
@@ -42,7 +42,7 @@ class SymmetricLowerBound {
   SymmetricLowerBound(Model& model, const Abs& abs, ThreadSymmetry symmetry)
       : model_(model),
         abs_(abs),
-        canonical_(model.state_width(), std::move(symmetry)),
+        canonical_(std::move(symmetry)),
         seen_(model.state_width()),
         scratch_(model.state_width()),
         form_(model.state_width()),
@@ -82,7 +82,7 @@ class SymmetricLowerBound {
  private:
   template <class Add>
   void Store(StateView s, Add& add) {
-    canonical_.Canonical(s, std::span<Word>(form_));
+    canonical_.Apply(s, std::span<Word>(form_));
     if (!seen_.FindOrInsert(StateView(form_)).is_new) return;
     abs_.Abstract(StateView(form_), std::span<Word>(abstract_));
     add(StateView(abstract_));
@@ -90,7 +90,7 @@ class SymmetricLowerBound {
 
   Model& model_;
   const Abs& abs_;
-  SymmetricImage canonical_;  // used for its canonical form of concrete states only
+  CanonicalForm canonical_;
   StateStore seen_;
   std::vector<Word> scratch_;
   std::vector<Word> form_;

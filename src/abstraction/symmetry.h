@@ -8,10 +8,10 @@
 // a function of that thread's local state and the shared state only, commutes with it. So
 // Sym(U) lies inside alpha(R) whenever U does.
 //
-// A state's canonical form sorts the components of each class; two states are in one orbit iff
-// their canonical forms agree, and the orbit of a canonical form c has prod over classes of
-// m! / (k1! k2! ...) states (m threads in the class, k_i of them with equal components).
-// |Sym(U)| is the sum of the orbit sizes of the distinct canonical forms of U.
+// A state's canonical form sorts the components of each class (explore/canonical.h); two states
+// are in one orbit iff their canonical forms agree, and the orbit of a canonical form c has prod
+// over classes of m! / (k1! k2! ...) states (m threads in the class, k_i of them with equal
+// components). |Sym(U)| is the sum of the orbit sizes of the distinct canonical forms of U.
 #pragma once
 
 #include <algorithm>
@@ -22,39 +22,19 @@
 #include <span>
 #include <vector>
 
+#include "explore/canonical.h"
 #include "explore/state_store.h"
 
 namespace druba {
 
-struct ThreadSymmetry {
-  std::size_t first_component = 0;  // words before thread 0's component
-  std::size_t component_width = 0;
-  // Classes of at least two interchangeable threads, each sorted; other threads are fixed.
-  std::vector<std::vector<std::uint32_t>> classes;
-};
-
 class SymmetricImage {
  public:
   SymmetricImage(std::size_t width, ThreadSymmetry symmetry)
-      : symmetry_(std::move(symmetry)), canonical_(width), scratch_(width) {}
+      : form_(std::move(symmetry)), canonical_(width), scratch_(width) {}
 
-  const ThreadSymmetry& symmetry() const { return symmetry_; }
+  const ThreadSymmetry& symmetry() const { return form_.symmetry(); }
 
-  void Canonical(StateView state, std::span<Word> out) const {
-    std::copy(state.begin(), state.end(), out.begin());
-    const std::size_t w = symmetry_.component_width;
-    std::vector<std::uint32_t> order;
-    for (const std::vector<std::uint32_t>& cls : symmetry_.classes) {
-      order = cls;
-      const auto at = [&](std::uint32_t t) { return state.data() + Offset(t); };
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return std::lexicographical_compare(at(a), at(a) + w, at(b), at(b) + w);
-      });
-      for (std::size_t i = 0; i < cls.size(); ++i) {
-        std::copy(at(order[i]), at(order[i]) + w, out.data() + Offset(cls[i]));
-      }
-    }
-  }
+  void Canonical(StateView state, std::span<Word> out) const { form_.Apply(state, out); }
 
   // Adds a state of U.
   void Add(StateView state) {
@@ -76,8 +56,8 @@ class SymmetricImage {
   // The number of states in the orbit of a canonical state.
   std::uint64_t OrbitSize(StateView canonical) const {
     std::uint64_t size = 1;
-    const std::size_t w = symmetry_.component_width;
-    for (const std::vector<std::uint32_t>& cls : symmetry_.classes) {
+    const std::size_t w = symmetry().component_width;
+    for (const std::vector<std::uint32_t>& cls : symmetry().classes) {
       // Sorted components: equal ones are adjacent. Multinomial m! / (k1! k2! ...) as a product
       // of binomials C(j, k) over the runs, each built up exactly as C(j, i) = C(j, i-1)*(j-i+1)/i.
       std::uint64_t placed = 0;
@@ -114,11 +94,9 @@ class SymmetricImage {
     std::uint64_t out = 0;
     return __builtin_mul_overflow(a, b, &out) ? kMax : out;
   }
-  std::size_t Offset(std::uint32_t thread) const {
-    return symmetry_.first_component + std::size_t{thread} * symmetry_.component_width;
-  }
+  std::size_t Offset(std::uint32_t thread) const { return form_.Offset(thread); }
 
-  ThreadSymmetry symmetry_;
+  CanonicalForm form_;
   StateStore canonical_;
   std::vector<Word> scratch_;
   std::uint64_t size_ = 0;

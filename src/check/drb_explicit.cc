@@ -1,5 +1,6 @@
 #include "check/drb_explicit.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -252,6 +253,89 @@ class Interpreter {
   std::vector<std::uint32_t> template_of_;
 };
 
+// Where the program tells threads apart, or "" when it is symmetric (docs/drb.md: one template;
+// `self` and a quantified thread only as the thread index of a location or a per-thread local,
+// no other thread index; a per-thread entry written only as the thread's own). Then a
+// permutation of the threads maps a state's successors under thread t onto those of the permuted
+// state under the permuted t, and keeps "some thread failed" and "deadlock". Decided here on the
+// syntax tree, apart from the reader's own flag.
+class SymmetryTest {
+ public:
+  explicit SymmetryTest(const Program& p) : p_(p) {}
+  std::string Asymmetry() {
+    if (p_.templates.size() != 1) return "it has more than one thread template";
+    for (const drb::Statement& statement : p_.statements) Block(statement.body);
+    return why_;
+  }
+
+ private:
+  void Block(const std::vector<Instr>& block) {
+    for (const Instr& op : block) {
+      for (const Instr::Target& x : op.targets) {
+        if (!x.index) continue;
+        if (x.size == 0 && x.index->kind != Expr::Kind::kSelf) {
+          Flag(x.index->where, "writes another thread's entry");
+        }
+        if (x.size > 0) Walk(*x.index);
+      }
+      for (const auto& e : op.exprs) Walk(*e);
+      for (const auto& b : op.blocks) Block(b);
+    }
+  }
+  void Walk(const Expr& e) {
+    const bool per_thread = e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc;
+    if (e.kind == Expr::Kind::kSelf) Flag(e.where, "uses `self` as a number");
+    if (e.kind == Expr::Kind::kBound) Flag(e.where, "uses a quantified thread as a number");
+    if (per_thread && !e.args.empty()) {
+      const Expr::Kind index = e.args[0]->kind;
+      if (index != Expr::Kind::kSelf && index != Expr::Kind::kBound) {
+        Flag(e.args[0]->where, "names a thread by an index");
+      }
+      return;  // the index is self or a quantified thread: nothing below it
+    }
+    for (const auto& a : e.args) Walk(*a);
+  }
+  void Flag(const SourceLocation& where, const char* what) {
+    if (why_.empty()) why_ = fmt::format("{}:{}:{} {}", where.file, where.line, where.column, what);
+  }
+  const Program& p_;
+  std::string why_;
+};
+
+// The canonical form of a state under the thread symmetry: the threads' parts (location and
+// locals) sorted. Two states are permutations of each other iff their forms agree.
+Row Canonical(const Row& s, std::size_t first, std::size_t stride, std::uint32_t n) {
+  std::vector<Row> parts;
+  for (std::uint32_t t = 0; t < n; ++t) {
+    const auto at = s.begin() + static_cast<std::ptrdiff_t>(first + t * stride);
+    parts.emplace_back(at, at + static_cast<std::ptrdiff_t>(stride));
+  }
+  std::sort(parts.begin(), parts.end());
+  Row out(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(first));
+  for (const Row& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+// The form by which a state is looked up: itself, or up to symmetry its canonical form.
+struct Form {
+  bool up_to_symmetry = false;
+  std::size_t first = 0;  // the shared variables' words
+  std::size_t stride = 0;
+  std::uint32_t n = 0;
+  Row operator()(const Row& s) const { return up_to_symmetry ? Canonical(s, first, stride, n) : s; }
+};
+
+// "symmetry": "threads" (the states are one per orbit of the thread symmetry, each standing for
+// every permutation of its threads), "none", or no field (every state listed).
+bool UpToSymmetry(const JsonValue& doc) {
+  if (!doc.Has("symmetry")) return false;
+  const JsonValue& symmetry = doc.At("symmetry");
+  if (symmetry.AsString() != "threads" && symmetry.AsString() != "none") {
+    throw InputError(symmetry.where, "'symmetry' is \"threads\" or \"none\"");
+  }
+  return symmetry.AsString() == "threads";
+}
+
 std::string Text(const Row& s) {
   return "[" + fmt::format("{}", fmt::join(s, ", ")) + "]";
 }
@@ -287,21 +371,37 @@ absl::flat_hash_set<Row> ReadRows(const JsonValue& doc, const Interpreter& m, co
 CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
                                         const std::string& source, const std::string& file,
                                         LimitWatch* limits) {
-  ExpectSchema(doc, "drb explicit", {"deadlock", "states"});
+  ExpectSchema(doc, "drb explicit", {"deadlock", "states"}, {"symmetry"});
   CheckResult r;
   const Program p = drb::ParseProgram(source, file);
+  const bool up_to_symmetry = UpToSymmetry(doc);
   const std::uint32_t n = doc.At("threads").AsUInt();
   if (n == 0 || n > 64 || (p.templates.size() > 1 && n != p.NumThreads())) {
     throw InputError(doc.At("threads").where, "a thread count the model does not have");
   }
   const bool deadlock = doc.At("deadlock").AsBool() || p.check_deadlock;
   const Interpreter m(p, n);
-  const absl::flat_hash_set<Row> set = ReadRows(doc, m, p, n);
+  absl::flat_hash_set<Row> set = ReadRows(doc, m, p, n);
   if (doc.At("digest").AsString() != digest) {
     return Invalid(std::move(r), "digest", "the model is not the one certified");
   }
   r.passed.emplace_back("digest");
-  if (!set.contains(m.Initial())) {
+  // Up to symmetry, every state stands for its orbit: the set is kept as canonical forms, and
+  // each state met (initial, successor) is looked up by its form.
+  const Form form{up_to_symmetry, m.Pc(0), n > 1 ? m.Pc(1) - m.Pc(0) : 0, n};
+  if (up_to_symmetry) {
+    if (const std::string why = SymmetryTest(p).Asymmetry(); !why.empty()) {
+      return Invalid(std::move(r), "symmetry",
+                     "the states are given up to thread symmetry, but the program is not "
+                     "symmetric: " +
+                         why);
+    }
+    absl::flat_hash_set<Row> forms;
+    for (const Row& s : set) forms.insert(form(s));
+    set = std::move(forms);
+    r.passed.emplace_back("symmetry (the program's threads are interchangeable)");
+  }
+  if (!set.contains(form(m.Initial()))) {
     return Invalid(std::move(r), "initial",
                    "the initial state " + Text(m.Initial()) + " is not in the set");
   }
@@ -323,7 +423,7 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
       stuck = stuck && next.empty() && !failed;
       unfinished = unfinished || !m.Finished(s, t);
       for (const Row& x : next) {
-        if (!set.contains(x)) {
+        if (!set.contains(form(x))) {
           return Invalid(std::move(r), "closure",
                          Text(s) + " under thread " + std::to_string(t) + " goes to " + Text(x) +
                              ", not in the set");

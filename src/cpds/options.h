@@ -14,9 +14,6 @@ struct CpdsOptions {
   bool top_given = false;            // check: --top was given, to be compared with the certificate
   std::uint32_t max_stack = 64;      // explicit: a deeper stack ends the search with `unknown`
   double upper_bound_share = 0.125;  // O's share of the exploration's successor calls
-  // The sandwich proof's lower bound also by a search over canonical representatives under free
-  // scheduling (abstraction/symmetric_search.h), when threads are interchangeable.
-  bool symmetric_search = true;
 };
 
 }  // namespace druba::cpds

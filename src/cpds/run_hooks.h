@@ -45,9 +45,12 @@ struct CpdsHooks {
     SandwichSetup setup = cpds::MakeSandwich(abs, options.upper_bound != run::UpperBound::kStatic,
                                              has_target || options.deadlock);
     setup.share = cpds_options.upper_bound_share;
-    if (!cpds_options.symmetric_search) setup.concrete_symmetry.classes.clear();
+    if (!options.symmetric_search) setup.concrete_symmetry.classes.clear();
     return setup;
   }
+  // A CPDS's interchangeable threads serve the sandwich proof's search (concrete_symmetry); its
+  // exhaustion raises bounds as the paper does.
+  std::optional<OrbitSetup> ExhaustionSymmetry() const { return std::nullopt; }
   std::string Relation() const {
     return std::string(options.upper_bound == run::UpperBound::kAuto
                            ? "joint"

@@ -189,14 +189,6 @@ void CpdsFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
                   "share of its successor calls, so that it never slows a run the plateau proof "
                   "answers by much more (default 0.125; a large number computes O first)")
       ->check(CLI::PositiveNumber);
-  group
-      .add_option_function<std::string>(
-          "--symmetric-search",
-          [&o](const std::string& value) { o.symmetric_search = value == "on"; },
-          "with interchangeable threads, the sandwich proof's lower bound is also sought by a "
-          "search over one state per orbit of the thread symmetry under free scheduling, with O "
-          "computed first (on, the default); off: by the Round-Robin search alone")
-      ->check(CLI::IsMember({"on", "off"}));
   group.add_option("--max-stack", o.max_stack,
                    "explicit: a stack deeper than this ends the search with 'unknown' "
                    "(default 64)");

@@ -56,4 +56,13 @@ SandwichSetup MakeSandwich(const PredicateAbstraction& abs) {
   return setup;
 }
 
+std::optional<OrbitSetup> MakeOrbitSetup(const PredicateAbstraction& abs, const IntModel& model) {
+  const std::uint32_t n = model.num_threads();
+  if (!model.program().symmetric || n < 2) return std::nullopt;
+  OrbitSetup setup{{model.PcSlot(0), model.PcSlot(1) - model.PcSlot(0), {{}}},
+                   abs.spec().symmetric ? OrbitViews::kSwapsWithThread0 : OrbitViews::kAll};
+  for (std::uint32_t t = 0; t < n; ++t) setup.symmetry.classes[0].push_back(t);
+  return setup;
+}
+
 }  // namespace druba::predabs

@@ -58,6 +58,12 @@ struct DrbHooks {
       return std::nullopt;
     return MakeSandwich(abs);
   }
+  // At one count, a symmetric program's exhaustion explores one state per orbit
+  // (MakeOrbitSetup, abstraction/orbits.h).
+  std::optional<OrbitSetup> ExhaustionSymmetry() const {
+    if (!fixed_count || !options.symmetric_search) return std::nullopt;
+    return MakeOrbitSetup(abs, model);
+  }
   std::string Relation() const { return "all-SAT"; }
   // --deadlock: a state where no thread can move and some has not finished (Finished) violates.
   // The abstraction does not decide it: exhaustion proves its absence, or at one thread count the
@@ -113,7 +119,8 @@ struct DrbHooks {
   }
 
   // The certificate of a `safe` at one thread count (docs/certificates.md): the abstraction and
-  // the abstract set when that set is inductive, else, after exhaustion, the reachable states.
+  // the abstract set when that set is inductive and, after exhaustion, smaller than the
+  // reachable states (or one per orbit), else those.
   template <class Driver>
   void Certify(run::CountRun& out, const StateStore& set, const Driver& driver) const {
     // For every count the certificate is written once the closure across counts holds
@@ -121,8 +128,12 @@ struct DrbHooks {
     // post of every statement with the view invariant: a certificate as it stands.
     if (!fixed_count) return;
     std::uint64_t checks = 0;
+    // After exhaustion the stored states are a certificate as they stand; the abstract set is
+    // one only when closed under every action (solver queries), and is preferred only when it
+    // is the smaller (no more states than abstract states: no query asked).
     if (out.result.proof == Proof::kExhausted &&
-        (options.deadlock || CheckClosure(abs, set, &checks, /*all_actions=*/true))) {
+        (options.deadlock || driver.num_states() <= set.size() ||
+         CheckClosure(abs, set, &checks, /*all_actions=*/true))) {
       CertifyExplicit(out, driver);
       return;
     }
@@ -132,7 +143,8 @@ struct DrbHooks {
   }
 
   // The explicit certificate: every state the exhaustive search reached (each variable's value,
-  // each thread's location), which is the reachable set.
+  // each thread's location), which is the reachable set; after a search over one state per orbit,
+  // those states ("symmetry": "threads"), which `druba check` reads up to thread permutations.
   template <class Driver>
   void CertifyExplicit(run::CountRun& out, const Driver& driver) const {
     std::string states;
@@ -163,7 +175,8 @@ struct DrbHooks {
                             {"digest", digest},
                             {"threads", model.num_threads()},
                             {"deadlock", options.deadlock},
-                            {"proof", ProofName(out.result.proof)}};
+                            {"proof", ProofName(out.result.proof)},
+                            {"symmetry", driver.answered_up_to_symmetry() ? "threads" : "none"}};
     std::string text = head.dump();
     text.pop_back();  // the closing brace: the states follow
     out.certificate = text + ",\n\"states\": [" + states + "\n]}\n";

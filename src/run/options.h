@@ -45,7 +45,10 @@ struct RunOptions {
   unsigned jobs = 0;      // expansion threads; 0: one per core
   UpperBound upper_bound = UpperBound::kAuto;  // the sandwich proof's O
   double exhaust_share = 4;  // after a failed closure test: the exact search's share (0: none)
-  std::string certificate;   // verify: write a safe verdict's certificate; check: the one to check
+  // With interchangeable threads, searches over one state per orbit (CPDS: the sandwich proof's
+  // lower bound; .drb at one count: the exact search after a failed closure test).
+  bool symmetric_search = true;
+  std::string certificate;  // verify: write a safe verdict's certificate; check: the one to check
 };
 
 // --jobs: 0 means one expansion thread per core.

@@ -73,6 +73,7 @@ void ProofJson(Json& j, const CountRun& run) {
   j["symmetric_reached"] = r.symmetric_reached;
   j["symmetric_search_states"] = r.symmetric_search_states;
   j["symmetric_search_calls"] = r.symmetric_search_calls;
+  j["symmetric_exhaustion"] = r.symmetric_exhaustion;
   if (r.proof == Proof::kSandwich) {
     j["lower_bound_search"] =
         r.lower_bound_by_symmetric_search ? "symmetric free search" : "round-robin";
@@ -147,6 +148,14 @@ std::string ProofDetail(const CountRun& run, const std::string& who) {
         "violates the property\n",
         n);
   }
+  if (r.proof == Proof::kExhausted && r.symmetric_exhaustion) {
+    return fmt::format(
+        "  {}proof: exhausted up to thread symmetry: the {} states a search under free "
+        "scheduling stored, one per orbit ({} successor calls), are every reachable one up to a "
+        "permutation of the threads, so the {} abstract states are exactly the reachable ones, "
+        "whatever the abstraction\n",
+        who, r.symmetric_search_states, r.symmetric_search_calls, n);
+  }
   if (r.proof == Proof::kExhausted) {
     return fmt::format(
         "  {}proof: exhausted: the {} concrete states explored are every reachable one, so the "
@@ -198,6 +207,12 @@ std::string Statistics(const Report& report) {
       r.bounds.delays == 1 ? "" : "s", run.num_abstract, run.concrete_states, run.keys,
       run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
       run.stats.reexpansions);
+  if (r.symmetric_exhaustion) {
+    out += fmt::format(
+        "  {:12} states stored by the search over one state per orbit ({} successor "
+        "calls)\n",
+        r.symmetric_search_states, r.symmetric_search_calls);
+  }
   if (run.solver) {
     out += fmt::format("  {:12} solver queries ({:.2f} s)\n", run.solver->queries,
                        run.solver->seconds);

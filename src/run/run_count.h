@@ -37,13 +37,15 @@ concept Describer = requires(const D& d, StateView state, const TraceStep& step,
 
 // What a model kind adds to a run beyond its words (Driver: the run's PlateauDriver): the
 // property it adds to the abstraction's own (--deadlock), the sandwich proof it offers and the
-// name of its relation, why explicit search must stop at a state, the memory it keeps itself
-// (stacks), and, once the run is over, what it keeps of it (`Finish`: figures only it has, a
-// `safe` verdict's certificate, what a later round needs).
+// name of its relation, the thread symmetry its exact search may reduce by, why explicit search
+// must stop at a state, the memory it keeps itself (stacks), and, once the run is over, what it
+// keeps of it (`Finish`: figures only it has, a `safe` verdict's certificate, what a later round
+// needs).
 template <class H, class Driver>
 concept KindHooks = requires(const H& h, StateView state, CountRun& out, Driver& driver) {
   h.SetUpProperty(driver);
   { h.Sandwich() } -> std::same_as<std::optional<SandwichSetup>>;
+  { h.ExhaustionSymmetry() } -> std::same_as<std::optional<OrbitSetup>>;
   { h.Relation() } -> std::convertible_to<std::string>;
   { h.TooBig(state) } -> std::convertible_to<std::string>;
   { h.ExtraBytes() } -> std::convertible_to<std::size_t>;
@@ -167,6 +169,8 @@ requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model,
   if (options.command == Command::kVerify) {
     if (std::optional<SandwichSetup> sandwich = hooks.Sandwich())
       driver.UseSandwich(std::move(*sandwich));
+    if (std::optional<OrbitSetup> orbits = hooks.ExhaustionSymmetry())
+      driver.ExhaustUpToSymmetry(std::move(*orbits));
   }
   if (setup.progress) InstallProgress(limits, driver, setup.progress, setup.progress_label);
   CountRun out;
@@ -174,7 +178,8 @@ requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model,
   out.result = detail::Dispatch(driver, hooks, options);
   StopProgress(limits);
   const auto& ex = driver.explorer();
-  out.concrete_states = driver.num_states();
+  // The Round-Robin search's states, unless another search answered alone (explicit mode).
+  out.concrete_states = driver.answered_up_to_symmetry() ? ex.num_states() : driver.num_states();
   out.keys = options.mode == Mode::kExplicit ? driver.num_states() : ex.num_keys();
   out.pareto_pairs = ex.num_records();
   out.stats = ex.stats();

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "abstraction/driver.h"
+#include "abstraction/orbits.h"
 #include "abstraction/upper_bound.h"
 #include "check/drb_check.h"
 #include "check/drb_explicit.h"
@@ -23,6 +24,7 @@
 #include "common/json_reader.h"
 #include "predabs/brute_force.h"
 #include "predabs/certificate.h"
+#include "predabs/describe.h"
 #include "predabs/describer.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
@@ -238,6 +240,91 @@ TEST(PredabsTest, TracesAreShort) {
                compared, geomean, worst);
   EXPECT_GT(compared, testing::AtLeast(20));
   EXPECT_LE(geomean, 1.25);
+}
+
+// Exhaustion over one state per orbit of the thread symmetry (abstraction/orbits.h) against brute
+// force: random symmetric programs at 2 to 4 threads, under the file's abstraction (thread 0's
+// view: one state per thread of each orbit shown) and under one that tracks every thread's
+// location (every state of an orbit shown). A safe set must be exactly the abstraction of the
+// reachable states, a violation real, and every run to a failure the search over orbits finds
+// (within the drive, or alone) a run of the program from its initial state (made concrete from
+// the stored forms); most answers must come from the search over orbits.
+TEST(PredabsTest, ExhaustionUpToSymmetryAgreesWithBruteForce) {
+  Generator gen(41);
+  std::size_t by_orbits = 0;
+  std::size_t traces = 0;
+  std::size_t every_state = 0;
+  for (int round = 0; round < testing::Sweep(200); ++round) {
+    const auto n = static_cast<std::uint32_t>(2 + round % 3);
+    std::string text =
+        gen.Program(n, 3 + round % 3, round % 2 == 0, 1 + round % 2, round % 3 != 2) +
+        "abstraction every { track pc;";
+    for (std::uint32_t t = 1; t < n; ++t) text += " track pc[" + std::to_string(t) + "];";
+    text += " }\n";
+    const Program program = ParseProgram(text, "random.drb");
+    IntModel model(program, n);
+    const PredicateAbstraction abs(model, program.abstractions[round / 3 % 2], 5000);
+    const std::optional<OrbitSetup> setup = MakeOrbitSetup(abs, model);
+    ASSERT_TRUE(setup) << text;
+    every_state += setup->views == OrbitViews::kAll;
+    PlateauDriver<IntModel, PredicateAbstraction> run(model, abs);
+    run.ExhaustUpToSymmetry(*setup);
+    const RunResult result = run.Verify();
+    IntModel brute(program, n);
+    const auto truth = AbstractSet(abs, Reachable(brute));
+    const bool fails =
+        std::any_of(truth.begin(), truth.end(), [](const auto& a) { return a.back() != 0; });
+    EXPECT_NE(result.verdict, Verdict::kUnknown) << text;
+    by_orbits += run.answered_up_to_symmetry();
+    if (result.verdict == Verdict::kSafe) {
+      EXPECT_FALSE(fails) << text;
+      EXPECT_EQ(StoreSet(run.abstract_states()), truth) << text;
+    }
+    if (result.verdict == Verdict::kViolation) {
+      EXPECT_TRUE(fails) << text;
+    }
+    if (!fails) continue;
+    // A run to a failure: from the drive when the search over orbits answered it, and from that
+    // search alone (the Round-Robin search usually finds a failure first).
+    std::vector<std::vector<TraceStep>> traces_of;
+    if (run.answered_up_to_symmetry() && result.violation_record) {
+      traces_of.push_back(run.Trace(*result.violation_record));
+    }
+    AbstractTracker<PredicateAbstraction> tracker(abs);
+    FreeSearch<IntModel, AbstractTracker<PredicateAbstraction>> alone(model, tracker);
+    alone.ReduceBy(setup->symmetry, setup->views);
+    alone.Run([](StateView /*state*/) { return std::string(); });
+    ASSERT_TRUE(tracker.violation_record()) << text;
+    traces_of.push_back(alone.Trace(*tracker.violation_record()));
+    for (const std::vector<TraceStep>& trace : traces_of) {
+      ++traces;
+      IntModel walk(program, n);
+      std::vector<Word> at;
+      walk.ForEachInitial([&](StateView s) { at.assign(s.begin(), s.end()); });
+      ASSERT_FALSE(trace.empty());
+      EXPECT_EQ(trace.front().state, at) << text;
+      for (const TraceStep& step : trace) {
+        if (step.kind != TraceStep::Kind::kStep) continue;
+        bool found = false;
+        const std::vector<Word> from = at;
+        walk.ForEachSuccessor(StateView(from), step.thread, [&](std::uint32_t action, StateView s) {
+          found = found ||
+                  (action == step.action && std::equal(s.begin(), s.end(), step.state.begin()));
+        });
+        ASSERT_TRUE(found) << text;
+        at = step.state;
+      }
+      EXPECT_TRUE(walk.AnyThreadFailed(StateView(at))) << text;
+    }
+  }
+  std::fprintf(stderr,
+               "ExhaustionUpToSymmetry: %zu of %d answered by the search over orbits; %zu runs to "
+               "a failure made concrete and replayed; %zu under an abstraction shown every "
+               "state\n",
+               by_orbits, testing::Sweep(200), traces, every_state);
+  EXPECT_GT(by_orbits, testing::AtLeastU(100));
+  EXPECT_GT(traces, testing::AtLeastU(20));
+  EXPECT_GT(every_state, testing::AtLeastU(60));
 }
 
 // The sandwich proof's upper bound O for .drb programs (the all-SAT post of every statement,

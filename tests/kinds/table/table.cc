@@ -76,6 +76,7 @@ struct TableHooks {
   template <class Driver>
   void SetUpProperty(Driver& /*driver*/) const {}
   std::optional<SandwichSetup> Sandwich() const { return std::nullopt; }
+  std::optional<OrbitSetup> ExhaustionSymmetry() const { return std::nullopt; }
   std::string Relation() const { return "none"; }
   std::string TooBig(StateView /*state*/) const { return {}; }
   std::size_t ExtraBytes() const { return 0; }
