@@ -251,9 +251,10 @@ class PlateauDriver {
     }
   }
   std::size_t MemoryBytes() const {
-    return explorer_->MemoryBytes() + (free_ ? free_->MemoryBytes() : 0) +
-           (orbits_ ? orbits_->MemoryBytes() : 0);
+    return explorer_->MemoryBytes() + (free_ ? free_->MemoryBytes() : 0) + OrbitMemoryBytes();
   }
+  // The search over one state per orbit's share of MemoryBytes.
+  std::size_t OrbitMemoryBytes() const { return orbits_ ? orbits_->MemoryBytes() : 0; }
 
   // A property of concrete states that the abstraction does not decide (a .drb deadlock): every
   // new program state is checked, a violating one is a violation with its trace, and since

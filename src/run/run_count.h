@@ -126,9 +126,10 @@ std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions&
 template <class Driver>
 void MemoryFigures(const Driver& driver, const RunOptions& options, std::size_t extra,
                    CountRun& out) {
-  if (out.keys > 0) {
+  if (out.keys > 0) {  // the keys' search alone (not the search over orbits beside it)
     out.bytes_per_key =
-        static_cast<double>(driver.MemoryBytes() + extra) / static_cast<double>(out.keys);
+        static_cast<double>(driver.MemoryBytes() - driver.OrbitMemoryBytes() + extra) /
+        static_cast<double>(out.keys);
   }
   if (options.mode == Mode::kExplicit) return;
   const auto m = driver.explorer().MemoryUse();
