@@ -124,12 +124,13 @@ TEST(PredabsTest, ArraysAndLoopsAgreeWithBruteForce) {
 // force lists the reachable states and finds those where no thread can move and some has not
 // finished; druba's verify (deadlocks checked on every explored state, safe only by exhaustion)
 // must report a violation exactly when an assertion fails or such a state is reachable, and
-// every deadlock it reports must be one.
+// every deadlock it reports must be one; the same with exhaustion over one state per orbit.
 TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
   Generator gen(77);
   std::size_t deadlocks = 0;
   std::size_t free = 0;
   std::size_t solver_proofs = 0;
+  std::size_t orbit_answers = 0;
   for (int round = 0; round < testing::Sweep(200); ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const std::string text = gen.Program(n, 3 + round % 2, round % 3 == 0, 1, true);
@@ -164,6 +165,27 @@ TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
       const StateView last(trace.back().state);
       for (std::uint32_t t = 0; t < n; ++t) EXPECT_FALSE(model.CanMove(last, t)) << text;
     }
+    // The same with exhaustion over one state per orbit beside the Round-Robin search: deadlock
+    // is checked on the states of each orbit it shows, and a deadlock it finds is one.
+    IntModel orbit_model(program, n);
+    const PredicateAbstraction orbit_abs(orbit_model, program.abstractions[0], 5000);
+    PlateauDriver<IntModel, PredicateAbstraction> by_orbits(orbit_model, orbit_abs);
+    by_orbits.CheckConcrete(
+        [&orbit_model](StateView state) { return orbit_model.Deadlocked(state); },
+        "deadlock freedom");
+    if (const auto setup = MakeOrbitSetup(orbit_abs, orbit_model)) {
+      by_orbits.ExhaustUpToSymmetry(*setup);
+    }
+    const RunResult orbit_result = by_orbits.Verify();
+    EXPECT_EQ(orbit_result.verdict, deadlock || fails ? Verdict::kViolation : Verdict::kSafe)
+        << orbit_result.reason << "\n"
+        << text;
+    orbit_answers += by_orbits.answered_up_to_symmetry();
+    if (orbit_result.verdict == Verdict::kViolation && !fails) {
+      const std::vector<TraceStep> trace = by_orbits.Trace(*orbit_result.violation_record);
+      const StateView last(trace.back().state);
+      for (std::uint32_t t = 0; t < n; ++t) EXPECT_FALSE(orbit_model.CanMove(last, t)) << text;
+    }
     // The same without exhaustion: a safe then rests on the plateau proof and the solver's
     // deadlock freedom over the reached abstract set, and must still be right.
     IntModel solver_model(program, n);
@@ -184,9 +206,11 @@ TEST(PredabsTest, DeadlocksAgreeWithBruteForce) {
   }
   std::fprintf(stderr,
                "Deadlocks: %zu programs with a reachable deadlock, %zu without; without "
-               "exhaustion the solver proves %zu deadlock-free\n",
-               deadlocks, free, solver_proofs);
+               "exhaustion the solver proves %zu deadlock-free; the search over orbits answers "
+               "%zu\n",
+               deadlocks, free, solver_proofs, orbit_answers);
   EXPECT_GT(solver_proofs, testing::AtLeastU(5));
+  EXPECT_GT(orbit_answers, testing::AtLeastU(20));
   EXPECT_GT(deadlocks, testing::AtLeastU(20));
   EXPECT_GT(free, testing::AtLeastU(20));
 }
