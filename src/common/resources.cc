@@ -6,10 +6,25 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <string>
 
 namespace druba {
 
+// The high-water mark of this process image's resident set (VmHWM). Not getrusage's ru_maxrss:
+// Linux carries that across fork and exec, so a run started by a large process (a benchmark
+// script holding results) reported its parent's peak (1444 MB for a run of 37 MB).
 double PeakRssMb() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      double kib = 0;
+      if (status >> kib) return kib / 1024.0;
+      break;
+    }
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
