@@ -84,12 +84,14 @@ def plot(rows, path):
     width, height, pad = 420, 300, 50
     ns = [n for s in series.values() for n, _, _ in s] or [2, 12]
     n_lo, n_hi = min(ns), max(ns)
-    colors = {("stefan", 1): "#1f77b4", ("stefan", 2): "#ff7f0e", ("bluetooth3", 1): "#2ca02c",
-              ("bluetooth3", 2): "#d62728"}
-    others = ["#9467bd", "#8c564b", "#e377c2", "#17becf"]
-    for family, k, _ in sorted(series):
+    fixed = {("stefan", 1): "#1f77b4", ("stefan", 2): "#ff7f0e", ("bluetooth3", 1): "#2ca02c",
+             ("bluetooth3", 2): "#d62728"}
+    others = ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
+    colors = {}
+    for family, k, _ in sorted(series):  # only the families measured, each its own colour
         if (family, k) not in colors:
-            colors[(family, k)] = others[len(colors) % len(others)]
+            colors[(family, k)] = fixed.get((family, k),
+                                            others[len(colors) % len(others)])
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{height + 80}" '
            'font-family="sans-serif" font-size="11">']
     for panel, (label, index, lo, hi) in enumerate(
