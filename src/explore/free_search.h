@@ -68,8 +68,8 @@ class FreeSearch {
     const bool capped = image_calls_ >= max_calls_ || calls > max_calls_ - image_calls_;
     const std::uint64_t until = capped ? max_calls_ : image_calls_ + calls;
     for (; next_ < states_.size() && !stopped_; ++next_) {
-      if (limits_ != nullptr) {
-        if (auto reason = limits_->Poll()) {
+      if (limits_ != nullptr) {  // a memory limit stops it before its table doubles, not after
+        if (auto reason = limits_->Poll([this] { return states_.NextGrowthBytes(); })) {
           stopped_ = true;
           stop_reason_ = *reason;
           break;
