@@ -283,6 +283,8 @@ class PlateauDriver {
   static constexpr std::uint64_t kExhaustFloor = std::uint64_t{1} << 18;
   // What the run is doing beyond the paper's schedule, for the progress line ("" when nothing).
   const char* phase() const { return exhausting_ ? "towards exhaustion " : ""; }
+  // The states the search over one state per orbit has stored (0: none runs), for that line.
+  std::size_t orbit_states() const { return orbits_ ? orbits_->num_states() : 0; }
 
   // Threads that are interchangeable (explore/canonical.h) for a property that permutations do not
   // change: beside the Round-Robin search, a search over one state per orbit (orbits.h) may prove

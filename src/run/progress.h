@@ -31,10 +31,14 @@ void InstallProgress(LimitWatch& limits, const Driver& driver, ProgressSink sink
         if (const auto upper = driver.upper_bound_size()) {
           abstract += " of at most " + std::to_string(*upper);
         }
+        std::string states = std::to_string(driver.num_states()) + " states";
+        if (const std::size_t forms = driver.orbit_states(); forms > 0) {
+          states += ", " + std::to_string(forms) + " one per orbit";  // orbits.h, beside it
+        }
         sink(
-            fmt::format("druba: {:6.1f} s  {}r={} d={}  {} states  {}  {:.0f} successor calls/s  "
+            fmt::format("druba: {:6.1f} s  {}{}r={} d={}  {}  {}  {:.0f} successor calls/s  "
                         "{:.0f} MB",
-                        now, label, ex.bounds().rounds, ex.bounds().delays, driver.num_states(),
+                        now, label, driver.phase(), ex.bounds().rounds, ex.bounds().delays, states,
                         abstract, rate, CurrentRssMb()));
         last_calls = calls;
         last_s = now;
