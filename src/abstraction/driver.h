@@ -183,12 +183,8 @@ class PlateauDriver {
   // The schedule to a violation's record, from whichever search found it, as a Round-Robin
   // trace. Empty when traces are off (KeepTrace(false)).
   std::vector<TraceStep> Trace(std::uint32_t record) {
-    if (orbits_ && orbits_->answered()) {
-      const std::vector<TraceStep> steps = orbits_->Trace(record);
-      return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
-    }
-    if (free_) {
-      const std::vector<TraceStep> steps = free_->Trace(record);
+    if (auto* free = FreeAnswered()) {  // reduced by the symmetry: made concrete
+      const std::vector<TraceStep> steps = free->Trace(record);
       return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
     }
     if (!keep_trace_) return {};
@@ -320,6 +316,9 @@ class PlateauDriver {
   // The free search whose states answer (explicit mode, or the search over orbits); null when the
   // Round-Robin search's do.
   const FreeSearch<Model, AbstractTracker<Abs>>* FreeAnswered() const {
+    return answered_up_to_symmetry() ? &orbits_->search() : free_.get();
+  }
+  FreeSearch<Model, AbstractTracker<Abs>>* FreeAnswered() {
     return answered_up_to_symmetry() ? &orbits_->search() : free_.get();
   }
 
@@ -519,7 +518,7 @@ class PlateauDriver {
   }
   // After a raise: does Sym(U) cover O? Then alpha(R) = O (DESIGN.md section 8).
   bool SandwichHolds(RunResult& result) {
-    return sandwich_ && sandwich_->Holds(result, explorer_->stats().image_calls, limits_);
+    return sandwich_ && sandwich_->Holds(result, explorer_->stats().image_calls);
   }
 
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {

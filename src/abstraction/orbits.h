@@ -97,13 +97,13 @@ class OrbitSearch {
   }
 
   bool answered() const { return answered_; }
+  // Its states; Trace(record) is a concrete run to a state in the orbit of the form `record`.
   const Search& search() const { return search_; }
+  Search& search() { return search_; }
   std::size_t num_states() const { return search_.num_states(); }
   std::size_t MemoryBytes() const { return search_.MemoryBytes(); }
   // alpha(R) once it answered `safe`.
   const StateStore& abstract_states() const { return tracker_.set(); }
-  // A concrete run to a state in the orbit of the stored form `record`.
-  std::vector<TraceStep> Trace(std::uint32_t record) { return search_.Trace(record); }
 
  private:
   static constexpr const char* kMemory = "its share of memory";

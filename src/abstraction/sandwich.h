@@ -96,16 +96,16 @@ class SandwichProof {
     // SandwichHolds decides.
     tracker.OnNewAbstract(watch);
     if (!setup_.concrete_symmetry.classes.empty()) {
-      symmetric_ =
-          std::make_unique<SymmetricLowerBound<Model, Abs>>(model_, abs_, setup_.concrete_symmetry);
-      return Holds(result, explorer_calls, limits);
+      symmetric_ = std::make_unique<SymmetricLowerBound<Model, Abs>>(
+          model_, abs_, setup_.concrete_symmetry, limits);
+      return Holds(result, explorer_calls);
     }
     return false;
   }
 
   // Advances the search over canonical representatives by its share; each abstract state it
   // reaches joins Sym(U) as the Round-Robin search's do (both find reachable states only).
-  void AdvanceSymmetric(RunResult& result, std::uint64_t explorer_calls, LimitWatch* limits) {
+  void AdvanceSymmetric(RunResult& result, std::uint64_t explorer_calls) {
     if (!symmetric_ || symmetric_over_) return;
     const double allowed = static_cast<double>(setup_.symmetric_head_start) +
                            setup_.symmetric_share * static_cast<double>(explorer_calls) -
@@ -114,7 +114,7 @@ class SandwichProof {
     const auto budget = allowed < 1e18 ? static_cast<std::uint64_t>(allowed)
                                        : std::numeric_limits<std::uint64_t>::max();
     const auto status = symmetric_->Advance(
-        budget, limits,
+        budget,
         [&](StateView abstract) {
           if (!upper_->Find(abstract)) outside_ = true;
           lower_->Add(abstract);
@@ -126,10 +126,10 @@ class SandwichProof {
   }
 
   // After a raise: does Sym(U) cover O? Then alpha(R) = O (DESIGN.md section 8).
-  bool Holds(RunResult& result, std::uint64_t explorer_calls, LimitWatch* limits) {
+  bool Holds(RunResult& result, std::uint64_t explorer_calls) {
     if (!sandwich_live_) return false;
     const std::size_t before = lower_->size();
-    AdvanceSymmetric(result, explorer_calls, limits);
+    AdvanceSymmetric(result, explorer_calls);
     result.symmetric_reached = lower_->size();
     if (outside_) {
       throw std::logic_error(

@@ -1,7 +1,8 @@
 // The lower bound of the sandwich proof (DESIGN.md section 8) by a search of its own: breadth first
 // under free scheduling (every thread may move in every state) over canonical representatives,
 // one concrete state per orbit of the thread symmetry (explore/canonical.h: the components of each
-// class of interchangeable threads sorted).
+// class of interchangeable threads sorted): explore/free_search.h's search reduced by the
+// symmetry, whose listener gives the abstraction of each new form to Sym(U).
 //
 // Why it is sound. The lower bound only needs reachable states. The initial state is reachable;
 // a successor under free scheduling of a reachable state is reachable (Round-Robin with rounds
@@ -19,16 +20,16 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
-#include <span>
+#include <functional>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/resources.h"
 #include "explore/canonical.h"
+#include "explore/free_search.h"
 #include "explore/model.h"
-#include "explore/state_store.h"
 
 namespace druba {
 
@@ -37,67 +38,48 @@ class SymmetricLowerBound {
  public:
   enum class Status : std::uint8_t { kRunning, kExhausted, kStopped };
 
-  // `symmetry` describes the concrete states (`model.state_width()` words); each abstract state
-  // reached goes to `reached` (Sym(U), SymmetricImage over the abstraction's width).
-  SymmetricLowerBound(Model& model, const Abs& abs, ThreadSymmetry symmetry)
-      : model_(model),
-        abs_(abs),
-        canonical_(std::move(symmetry)),
-        seen_(model.state_width()),
-        scratch_(model.state_width()),
-        form_(model.state_width()),
-        abstract_(abs.width()) {}
+  // `symmetry` describes the concrete states (`model.state_width()` words).
+  SymmetricLowerBound(Model& model, const Abs& abs, ThreadSymmetry symmetry, LimitWatch* limits)
+      : feed_{abs, std::vector<Word>(abs.width()), {}, {}}, search_(model, feed_, limits) {
+    search_.ReduceBy(std::move(symmetry), OrbitViews::kFormOnly);
+  }
 
   // Expands states until `budget` successor calls were made, `done()` says the bound answered,
   // every canonical state was expanded (kExhausted: Sym(U) is then Sym(alpha(R)) itself), or a
   // limit stopped it. `add(abstract)` receives the abstraction of each new canonical state.
   template <class Add, class Done>
-  Status Advance(std::uint64_t budget, LimitWatch* limits, Add&& add, Done&& done) {
-    if (!started_) {
-      started_ = true;
-      model_.ForEachInitial([&](StateView s) { Store(s, add); });
-    }
-    const std::uint64_t stop_at = calls_ + budget;
-    while (next_ < seen_.size()) {
-      if (done()) return Status::kRunning;
-      if (calls_ >= stop_at) return Status::kRunning;
-      if (limits != nullptr && limits->Poll([&] { return seen_.NextGrowthBytes(); })) {
-        return Status::kStopped;
-      }
-      const StateView s = seen_.Get(next_++);
-      scratch_.assign(s.begin(), s.end());
-      for (std::uint32_t t = 0; t < model_.num_threads(); ++t) {
-        ++calls_;
-        model_.ForEachSuccessor(StateView(scratch_), t,
-                                [&](std::uint32_t, StateView succ) { Store(succ, add); });
-      }
-    }
-    return Status::kExhausted;
+  Status Advance(std::uint64_t budget, Add&& add, Done&& done) {
+    if (done()) return Status::kRunning;
+    feed_.add = std::forward<Add>(add);
+    feed_.done = std::forward<Done>(done);
+    const auto status = search_.Advance(budget, [](StateView /*state*/) { return std::string(); });
+    if (status == Search::Status::kDone) return Status::kExhausted;
+    // The listener stops the search once the bound answered: for the sandwich proof, as running.
+    if (status == Search::Status::kRunning || done()) return Status::kRunning;
+    return Status::kStopped;
   }
 
-  std::uint64_t states() const { return seen_.size(); }
-  std::uint64_t successor_calls() const { return calls_; }
-  std::size_t MemoryBytes() const { return seen_.MemoryBytes(); }
+  std::uint64_t states() const { return search_.num_states(); }
+  std::uint64_t successor_calls() const { return search_.image_calls(); }
+  std::size_t MemoryBytes() const { return search_.MemoryBytes(); }
 
  private:
-  template <class Add>
-  void Store(StateView s, Add& add) {
-    canonical_.Apply(s, std::span<Word>(form_));
-    if (!seen_.FindOrInsert(StateView(form_)).is_new) return;
-    abs_.Abstract(StateView(form_), std::span<Word>(abstract_));
-    add(StateView(abstract_));
-  }
+  // The listener: the abstraction of each new form to `add`, until `done()`.
+  struct Feed {
+    const Abs& abs;
+    std::vector<Word> abstract;
+    std::function<void(StateView)> add;
+    std::function<bool()> done;
+    bool OnNewState(std::uint32_t /*record*/, StateView state) {
+      abs.Abstract(state, std::span<Word>(abstract));
+      add(StateView(abstract));
+      return !done();
+    }
+  };
+  using Search = FreeSearch<Model, Feed>;
 
-  Model& model_;
-  const Abs& abs_;
-  CanonicalForm canonical_;
-  StateStore seen_;
-  std::vector<Word> scratch_;
-  std::vector<Word> form_;
-  std::vector<Word> abstract_;
-  std::uint32_t next_ = 0;
-  std::uint64_t calls_ = 0;
-  bool started_ = false;
+  Feed feed_;
+  Search search_;
 };
 
 }  // namespace druba

@@ -34,8 +34,10 @@
 
 namespace druba {
 
-// Which states of a stored form's orbit the listener of a reduced search sees.
-enum class OrbitViews : std::uint8_t { kAll, kSwapsWithThread0 };
+// Which states of a stored form's orbit the listener of a reduced search sees: the form alone
+// (kFormOnly: for a listener that closes what it sees under the symmetry itself, the sandwich
+// proof's Sym(U)), or as the top of this file says.
+enum class OrbitViews : std::uint8_t { kAll, kSwapsWithThread0, kFormOnly };
 
 template <ExplorableModel Model, ExploreListener Listener>
 class FreeSearch {
@@ -172,6 +174,7 @@ class FreeSearch {
   // The states of the orbit of the stored form `id` that the listener sees (OrbitViews).
   bool ShowViews(std::uint32_t id) {
     const StateView form = states_.Get(id);
+    if (views_ == OrbitViews::kFormOnly) return listener_.OnNewState(id, form);
     view_.assign(form.begin(), form.end());
     if (views_ == OrbitViews::kAll) return ShowOrbit(id, form, 0);
     const std::size_t w = canonical_->symmetry().component_width;
