@@ -17,6 +17,7 @@
 #include "common/resources.h"
 #include "predabs/encoder.h"
 #include "predabs/horn_text.h"
+#include "predabs/residues.h"
 
 namespace druba::predabs {
 namespace {
@@ -41,9 +42,11 @@ std::vector<std::uint32_t> Targets(const Program& program, std::uint32_t stmt) {
 
 class HornEncoding {
  public:
-  HornEncoding(const Program& program, std::uint32_t threads, bool deadlock, HornForm form,
-               Solver& s)
+  // `program` with residue ghosts (`ghosts`, read back as `(x % m)`).
+  HornEncoding(const Program& program, const std::vector<ResidueGhost>& ghosts,
+               std::uint32_t threads, bool deadlock, HornForm form, Solver& s)
       : p_(program),
+        ghosts_(ghosts),
         n_(threads),
         deadlock_(deadlock),
         locations_as_arguments_(form == HornForm::kLocationArguments),
@@ -51,29 +54,37 @@ class HornEncoding {
         enc_(program, s),
         count_(enc_.Fixed(threads)) {
     enc_.SetPointwisePosts(true);
+    Forwarding();
     pre_ = Scalars("h");
     post_ = Scalars("g");
   }
 
-  // The location tuples the control flow reaches; false when there are more than the bound.
-  bool Explore() {
-    Tuple first;
-    for (std::uint32_t i = 0; i < n_; ++i) first.push_back(p_.templates[TemplateOf(i)].first);
-    Id(first);
-    for (std::size_t at = 0; at < tuples_.size(); ++at) {
-      if (tuples_.size() > kMaxHornTuples) return false;
-      const Tuple here = tuples_[at];
+  // The location tuples the control flow reaches (locations that only jump passed over);
+  // false when there are more than the bound.
+  bool Explore() { return Reach(/*forwarded=*/true, tuples_, ids_); }
+
+  // The tuples the control flow reaches from the initial one, with each location that only
+  // jumps replaced by where it leads when `forwarded`.
+  bool Reach(bool forwarded, std::vector<Tuple>& tuples,
+             absl::flat_hash_map<Tuple, std::size_t>& ids) const {
+    const auto id = [&](const Tuple& t) {
+      if (ids.try_emplace(t, tuples.size()).second) tuples.push_back(t);
+    };
+    id(forwarded ? Forwarded(Initial()) : Initial());
+    for (std::size_t at = 0; at < tuples.size(); ++at) {
+      if (tuples.size() > kMaxHornTuples) return false;
+      const Tuple here = tuples[at];
       for (std::uint32_t i = 0; i < n_; ++i) {
         if (!IsStatement(here[i])) continue;
         for (const std::uint32_t t : Targets(p_, here[i])) {
           if (t == p_.error_pc) continue;
           Tuple next = here;
-          next[i] = t;
-          Id(next);
+          next[i] = forwarded ? forward_[t] : t;
+          id(next);
         }
       }
     }
-    return tuples_.size() <= kMaxHornTuples;
+    return tuples.size() <= kMaxHornTuples;
   }
 
   std::size_t Rules() { return locations_as_arguments_ ? ArgumentRules() : TupleRules(); }
@@ -128,7 +139,7 @@ class HornEncoding {
       relations_.push_back(s_.HornRelation(RelationName(tuples_[r]), pre_.all.size()));
     }
     edges_.assign(tuples_.size(), {});
-    const SymState init = State(pre_, tuples_[0]);
+    const SymState init = State(pre_, Initial());
     s_.HornRule(s_.And({enc_.Initial(init, count_), enc_.WellFormed(init, count_)}),
                 Apply(0, pre_));
     ++rules;
@@ -150,9 +161,10 @@ class HornEncoding {
           const Term step = s_.And({at, enc_.Step(here[i], actor, pre, post, count_)});
           if (t == p_.error_pc) {
             rules += s_.HornRule(step, std::nullopt) ? 1 : 0;
-          } else if (s_.HornRule(step, Apply(ids_.at(next), post_))) {
+          } else if (const std::size_t to = ids_.at(Forwarded(next));
+                     s_.HornRule(step, Apply(to, post_))) {
             ++rules;
-            edges_[r].push_back(ids_.at(next));
+            edges_[r].push_back(to);
           }
         }
       }
@@ -170,11 +182,30 @@ class HornEncoding {
   void Read(HornResult& out) {
     absl::flat_hash_map<std::string, HornArg> names;
     const auto name = [&](Term var, HornArg arg) { names[s_.View(var).name] = std::move(arg); };
+    for (const ResidueGhost& g : ghosts_) {
+      const auto text = [&](const std::string& var) {
+        return fmt::format("({} % {})", var, g.modulus.str());
+      };
+      if (!g.local) {
+        name(pre_.shared[g.ghost], {text(p_.shared[g.var].name), false});
+        continue;
+      }
+      for (std::uint32_t i = 0; i < n_; ++i) {
+        name(pre_.locals[i][g.ghost],
+             {text(fmt::format("{}[{}]", p_.locals[g.var].name, i)), false});
+      }
+    }
+    const auto ghost = [&](bool local, std::size_t v) {
+      return std::any_of(ghosts_.begin(), ghosts_.end(),
+                         [&](const ResidueGhost& g) { return g.local == local && g.ghost == v; });
+    };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) {
+      if (ghost(false, v)) continue;
       name(pre_.shared[v], {p_.shared[v].name, p_.shared[v].type == Type::kBool});
     }
     for (std::uint32_t i = 0; i < n_; ++i) {
       for (std::size_t v = 0; v < p_.locals.size(); ++v) {
+        if (ghost(true, v)) continue;
         const Variable& var = p_.locals[v];
         // An element of a local array is named by the viewing thread's copy only.
         std::string text = var.name.find('[') == std::string::npos
@@ -203,6 +234,7 @@ class HornEncoding {
         }
       }
     }
+    std::vector<std::optional<std::string>> texts(tuples_.size());
     for (std::size_t r = 0; r < tuples_.size(); ++r) {
       if (!derivable[r]) continue;
       const Term formula =
@@ -214,14 +246,95 @@ class HornEncoding {
         whole = false;
         out.invariant.clear();
       } else if (*text != "false") {
+        texts[r] = *text;
         out.invariant.push_back({tuples_[r], std::move(*text)});
       }
     }
+    if (whole) PassedOver(texts, out);
   }
 
   std::size_t tuples() const { return tuples_.size(); }
 
  private:
+  // Locations that only jump (`while true do {`'s test: no effect, always enabled, one place to
+  // go) are passed over: a step into one leads to the tuple with the location it jumps to, so
+  // that the encoding has no tuples with them (a ring buffer of two loops: 30 tuples, 20 without).
+  // A state at such a location has the same data as the state one jump on, so the formula of the
+  // tuple it jumps to covers it (PassedOver), and every step from it is covered: the jump leads
+  // to a covered state, and another thread's step is one the tuple jumped to has as well.
+  void Forwarding() {
+    const std::size_t size = p_.statements.size() + p_.templates.size() + 1;
+    forward_.resize(std::max<std::size_t>(size, p_.error_pc + 1));
+    for (std::uint32_t pc = 0; pc < forward_.size(); ++pc) forward_[pc] = pc;
+    if (locations_as_arguments_) return;
+    for (std::uint32_t pc = 0; pc < p_.statements.size(); ++pc) {
+      std::uint32_t at = pc;
+      for (std::size_t hops = 0; hops <= p_.statements.size(); ++hops) {
+        const std::optional<std::uint32_t> to =
+            at < p_.statements.size() ? JumpOnly(at) : std::nullopt;
+        if (!to) break;
+        at = *to;
+      }
+      if (at < p_.statements.size() && JumpOnly(at)) at = pc;  // a loop of jumps: kept
+      forward_[pc] = at;
+    }
+  }
+
+  // Where statement `stmt` goes when it only jumps: its body has no effect and every condition
+  // it tests is a literal.
+  std::optional<std::uint32_t> JumpOnly(std::uint32_t stmt) const {
+    const std::vector<Instr>* block = &p_.statements[stmt].body;
+    std::size_t k = 0;
+    for (std::size_t steps = 0; steps < 64; ++steps) {
+      if (k == block->size()) {
+        if (block == &p_.statements[stmt].body) return p_.statements[stmt].next;
+        return std::nullopt;  // falls out of a branch: not followed here
+      }
+      const Instr& op = (*block)[k];
+      if (op.kind == Instr::Kind::kGoto) return op.label;
+      if (op.kind != Instr::Kind::kIf || op.exprs[0]->kind != Expr::Kind::kBool) {
+        return std::nullopt;
+      }
+      const std::vector<Instr>& taken = op.blocks[op.exprs[0]->value != 0 ? 0 : 1];
+      if (!taken.empty()) {
+        block = &taken;
+        k = 0;
+      } else if (block == &p_.statements[stmt].body) {
+        ++k;
+      } else {
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  Tuple Initial() const {
+    Tuple first;
+    for (std::uint32_t i = 0; i < n_; ++i) first.push_back(p_.templates[TemplateOf(i)].first);
+    return first;
+  }
+  Tuple Forwarded(Tuple t) const {
+    for (std::uint32_t& pc : t) pc = forward_[pc];
+    return t;
+  }
+
+  // The tuples the control flow reaches with a location that only jumps: each with the formula
+  // of the tuple it jumps to.
+  void PassedOver(const std::vector<std::optional<std::string>>& texts, HornResult& out) const {
+    std::vector<Tuple> all;
+    absl::flat_hash_map<Tuple, std::size_t> ids;
+    if (!Reach(/*forwarded=*/false, all, ids)) {
+      out.invariant.clear();
+      return;
+    }
+    for (const Tuple& t : all) {
+      const Tuple to = Forwarded(t);
+      if (to == t) continue;
+      const auto it = ids_.find(to);
+      if (it != ids_.end() && texts[it->second]) out.invariant.push_back({t, *texts[it->second]});
+    }
+  }
+
   // A state's scalars: the shared variables, and each thread's locals.
   struct Scalars {
     std::vector<Term> shared;
@@ -284,12 +397,6 @@ class HornEncoding {
     return s_.HornApply(relations_[relation], x.all);
   }
 
-  std::size_t Id(const Tuple& t) {
-    const auto [it, inserted] = ids_.try_emplace(t, tuples_.size());
-    if (inserted) tuples_.push_back(t);
-    return it->second;
-  }
-
   std::string RelationName(const Tuple& t) {
     std::string name = "at";
     for (const std::uint32_t pc : t) name += "_" + p_.PcName(pc);
@@ -309,6 +416,7 @@ class HornEncoding {
   }
 
   const Program& p_;
+  const std::vector<ResidueGhost>& ghosts_;
   std::uint32_t n_;
   bool deadlock_;
   bool locations_as_arguments_;
@@ -321,6 +429,7 @@ class HornEncoding {
   absl::flat_hash_map<Tuple, std::size_t> ids_;
   std::vector<std::uint32_t> relations_;
   std::vector<std::vector<std::size_t>> edges_;  // per tuple, the tuples its rules lead to
+  std::vector<std::uint32_t> forward_;           // per location: where its jumps lead
 };
 
 HornResult SolveWith(Solver& s, const Program& program, std::uint32_t threads, bool deadlock,
@@ -418,7 +527,9 @@ HornResult SolveWith(Solver& s, const Program& program, std::uint32_t threads, b
     return out;
   }
   Solver* solver = &s;
-  HornEncoding encoding(program, threads, deadlock || program.check_deadlock, form, *solver);
+  const GhostedProgram ghosted = WithResidueGhosts(program);
+  HornEncoding encoding(ghosted.program, ghosted.ghosts, threads,
+                        deadlock || program.check_deadlock, form, *solver);
   const bool fits = encoding.Explore();
   out.tuples = encoding.tuples();
   if (!fits && form == HornForm::kTuples) {

@@ -3,7 +3,9 @@
 // certificate decided by the independent checker, and the reading of the solver's answer.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "predabs/invariant.h"
 #include "predabs/model.h"
 #include "predabs/program.h"
+#include "predabs/residues.h"
 #include "predabs/strategy.h"
 #include "predabs/thread_counts.h"
 #include "support/random_drb.h"
@@ -182,6 +185,120 @@ TEST(HornTest, AtomsAreLinearAndParse) {
     EXPECT_NO_THROW(ParseProgram(text + "abstraction a { predicate " + atom + "; }\n", "pc.drb"))
         << atom;
   }
+}
+
+ExprPtr Leaf(Expr::Kind kind, std::uint32_t var, const Int& value) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->var = var;
+  e->value = value;
+  return e;
+}
+
+ExprPtr Node(Expr::Op op, Sort sort, ExprPtr a, ExprPtr b) {
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Kind::kBinary;
+  e->op = op;
+  e->sort = sort;
+  e->height = 2 + std::max(a->height, b->height);
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+// Random programs that take residues of counters moved by literals, copied, swapped and set.
+std::string ResidueProgram(std::mt19937& rng, std::uint32_t n) {
+  const auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto var = [&] { return std::string(1, "xyl"[r(0, 2)]); };
+  const auto lit = [&] { return std::to_string(r(1, 3)); };
+  const auto mod = [&] { return std::to_string(r(2, 3)); };
+  std::string out = "shared nat x = " + std::to_string(r(0, 3)) +
+                    ";\nshared int y = " + std::to_string(r(-2, 2)) +
+                    ";\nlocal int l = " + std::to_string(r(0, 2)) + ";\nthread T * " +
+                    std::to_string(n) + " {\n";
+  for (int i = 0; i < 5; ++i) {
+    out += "  s" + std::to_string(i) + ": ";
+    switch (r(0, 8)) {
+      case 0:
+        out += var() + " := " + var() + " + " + lit();
+        break;
+      case 1:
+        out += "y := " + var() + " - " + lit();
+        break;
+      case 2:
+        out += var() + " := " + var();
+        break;
+      case 3:
+        out += "x := y % " + mod() + ", y := x + " + lit();
+        break;
+      case 4:
+        out += "if " + var() + " % " + mod() + " == " + std::to_string(r(0, 2)) + " then goto s" +
+               std::to_string(r(0, 4));
+        break;
+      case 5:
+        out += "assert " + var() + " % " + mod() + " != " + std::to_string(r(0, 2));
+        break;
+      case 6:
+        out += "atomic { l := " + lit() + "; y := y + l }";
+        break;
+      case 7:
+        out += "x := y + " + lit() + ", y := x + " + lit();  // a swap: no update can go first
+        break;
+      default:
+        out += "x := " + lit() + " * " + var() + " + x % 2";
+        break;
+    }
+    out += ";\n";
+  }
+  return out + "  s5: goto s0;\n}\n";
+}
+
+// The copy with residue ghosts (predabs/residues.h): within a bounded breadth-first search, each
+// layer has as many states as the program's and as many with a failed thread, and every ghost
+// equals its variable's residue in every state, from every thread's point of view.
+TEST(HornTest, ResidueGhostsFollowTheirVariables) {
+  std::mt19937 rng(31);
+  std::size_t exact = 0;
+  for (int round = 0; round < testing::Sweep(60); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 2);
+    const std::string text = ResidueProgram(rng, n);
+    const Program program = ParseProgram(text, "random.drb");
+    const GhostedProgram ghosted = WithResidueGhosts(program);
+    std::vector<ExprPtr> follows;  // ghost == var % m
+    for (const ResidueGhost& g : ghosted.ghosts) {
+      const Expr::Kind kind = g.local ? Expr::Kind::kLocal : Expr::Kind::kShared;
+      follows.push_back(Node(Expr::Op::kEq, Sort::kBool, Leaf(kind, g.ghost, 0),
+                             Node(Expr::Op::kMod, Sort::kInt, Leaf(kind, g.var, 0),
+                                  Leaf(Expr::Kind::kNumber, 0, g.modulus))));
+    }
+    const auto layers = [&](const Program& p, bool check) {
+      IntModel model(p, n);
+      std::vector<std::pair<std::size_t, std::size_t>> out;  // states, failed, per depth
+      BreadthFirst(model, [&](const std::vector<Word>& s, std::size_t d) {
+        if (d > 8) return true;
+        if (out.size() <= d) out.resize(d + 1);
+        ++out[d].first;
+        out[d].second += model.AnyThreadFailed(StateView(s)) ? 1 : 0;
+        for (std::uint32_t self = 0; check && self < n; ++self) {
+          for (const ExprPtr& f : follows) {
+            EXPECT_TRUE(model.Holds(*f, StateView(s), self))
+                << text << model.DescribeState(StateView(s));
+          }
+        }
+        return false;
+      });
+      return out;
+    };
+    EXPECT_EQ(layers(program, false), layers(ghosted.program, true)) << text;
+    const std::function<void(const std::vector<Instr>&)> count = [&](const auto& block) {
+      for (const Instr& op : block) {
+        exact += op.kind == Instr::Kind::kIf && op.exprs[0]->op == Expr::Op::kGe ? 1 : 0;
+      }
+    };
+    for (const Statement& st : ghosted.program.statements) count(st.body);
+  }
+  std::fprintf(stderr, "residue ghosts: %zu updates by a literal without `mod`\n", exact);
+  EXPECT_GT(exact, 20U);
 }
 
 }  // namespace
