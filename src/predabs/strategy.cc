@@ -118,9 +118,12 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
     return false;
   }
   const std::uint32_t n = threads.first;
-  // Its share: a quarter of what the time limit leaves, or kHornTimeoutMs without one.
-  const double seconds = options.time_limit_s > 0 ? std::max(0.0, limits.RemainingSeconds() / 4)
-                                                  : kHornTimeoutMs / 1000.0;
+  // Its share: kHornTimeoutMs, or with a time limit a quarter of what it leaves when that is
+  // more, and never more than half.
+  const double fixed = kHornTimeoutMs / 1000.0;
+  const double left = std::max(0.0, limits.RemainingSeconds());
+  const double seconds =
+      options.time_limit_s > 0 ? std::min(left / 2, std::max(fixed, left / 4)) : fixed;
   const auto share = static_cast<unsigned>(seconds * 1000);
   HornFigures& horn = first.horn.emplace();
   horn.result =
