@@ -5,6 +5,8 @@
 #include "drb/ast.h"
 #include "drb/parser.h"
 
+#include <memory>
+
 namespace druba::predabs {
 
 using drb::AbstractionSpec;
@@ -22,5 +24,25 @@ using drb::ThreadTemplate;
 using drb::TrackedPc;
 using drb::Type;
 using drb::Variable;
+
+// A shared variable, or the executing thread's own local, read as a whole.
+inline bool IsPlainVariable(const Expr& e) {
+  return (e.kind == Expr::Kind::kShared || e.kind == Expr::Kind::kLocal) && e.args.empty();
+}
+
+// A deep copy of an expression.
+inline ExprPtr CloneExpr(const Expr& e) {
+  auto out = std::make_unique<Expr>();
+  out->kind = e.kind;
+  out->op = e.op;
+  out->sort = e.sort;
+  out->exclude_self = e.exclude_self;
+  out->var = e.var;
+  out->value = e.value;
+  out->where = e.where;
+  out->height = e.height;
+  for (const ExprPtr& arg : e.args) out->args.push_back(CloneExpr(*arg));
+  return out;
+}
 
 }  // namespace druba::predabs

@@ -1,5 +1,7 @@
 #include "predabs/refine.h"
 
+#include "predabs/preconditions.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -64,24 +66,44 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
   }
   for (const TrackedPc& pc : start.pcs) pcs_.push_back(TrackLine(pc));
   for (const Predicate& p : start.predicates) lines_.push_back(PredicateLine(program, p));
-  absl::flat_hash_set<std::string> have;
-  for (const Predicate& p : start.predicates) have.insert(ExprToString(program, *p.expr));
+  every_count_ = every_count;
+  for (const Predicate& p : start.predicates) known_.insert(ExprToString(program, *p.expr));
   std::vector<std::string> texts = first;
   const std::vector<std::string> own = CandidatePredicates(program);
   texts.insert(texts.end(), own.begin(), own.end());
   for (std::size_t t = 0; t < texts.size(); ++t) {
     const std::string& text = texts[t];
     if (pool_.size() >= kMaxCandidates) break;
-    const std::unique_ptr<Program> parsed = WithPredicates({"predicate " + text + ";"});
-    if (!parsed) continue;
-    const AbstractionSpec& spec = parsed->abstractions.back();
-    if (every_count && !spec.symmetric) continue;
-    if (!have.insert(ExprToString(*parsed, *spec.predicates.back().expr)).second) continue;
-    pool_.push_back(text);
+    if (!AddCandidate(text)) continue;
     if (t < first.size()) ++figures_.horn_candidates;
   }
   figures_.candidates = pool_.size();
   for (const std::string& text : pool_) Log("candidate " + text);
+}
+
+bool Refiner::AddCandidate(const std::string& text) {
+  const std::unique_ptr<Program> parsed = WithPredicates({"predicate " + text + ";"});
+  if (!parsed) return false;
+  const AbstractionSpec& spec = parsed->abstractions.back();
+  if (every_count_ && !spec.symmetric) return false;
+  if (!known_.insert(ExprToString(*parsed, *spec.predicates.back().expr)).second) return false;
+  pool_.push_back(text);
+  return true;
+}
+
+void Refiner::AddPreconditions(const Break& at) {
+  std::vector<const Expr*> predicates;
+  for (const Predicate& p : spec_->predicates) predicates.push_back(p.expr.get());
+  const std::uint32_t actor = at.failure.thread == kOtherThread ? 1 : at.failure.thread;
+  std::size_t added = 0;
+  for (const std::string& text : Preconditions(*program_, predicates, at.failure.action, actor)) {
+    if (added == kMaxPreconditionPaths) break;
+    if (!AddCandidate(text)) continue;
+    ++added;
+    ++figures_.candidates;
+    ++figures_.precondition_candidates;
+    Log("candidate (precondition) " + text);
+  }
 }
 
 void Refiner::Log(const std::string& line) const {
@@ -311,6 +333,7 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
                     weights.states.size(),
                     std::count(weights.at_from.begin(), weights.at_from.end(), true)));
   }
+  AddPreconditions(at);
   std::vector<std::vector<Word>> values(pool_.size());
   for (std::size_t c = 0; c < pool_.size(); ++c) {
     if (const auto candidate = WithPredicates({"predicate " + pool_[c] + ";"})) {

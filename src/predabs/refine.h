@@ -17,6 +17,8 @@
 //     those locals before reading them); every other thread's assertion where it is made; and for
 //     every integer local y, that no other such thread holds the same value
 //     (`forall i != self: pc[i] == D || y != y[i]`).
+// At each break, the preconditions of the current predicates and of the assertions through the
+// breaking statement join them (predabs/preconditions.h).
 // A candidate is kept when it parses and type checks (and, for every thread count, is symmetric).
 //
 // Choosing: the concrete states the round stored are grouped by their abstract state; a
@@ -77,15 +79,16 @@ std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec
                              const std::string& name);
 
 struct RefineFigures {
-  std::uint32_t rounds = 1;              // verification rounds, the first included
-  std::size_t candidates = 0;            // candidates that parse and type check
-  std::size_t horn_candidates = 0;       // of those, from the Horn solver's invariant
-  std::uint64_t tested = 0;              // candidate tests run
-  SolverStats stats;                     // the solver work of those tests
-  std::vector<std::string> added;        // the predicates added, in order
-  std::uint32_t backtracks = 0;          // predicates dropped again at a dead end
-  std::string stopped;                   // why refinement stopped short of a proof
-  std::vector<std::string> round_notes;  // per refinement: the break and the predicate chosen
+  std::uint32_t rounds = 1;                 // verification rounds, the first included
+  std::size_t candidates = 0;               // candidates that parse and type check
+  std::size_t horn_candidates = 0;          // of those, from the Horn solver's invariant
+  std::size_t precondition_candidates = 0;  // of those, preconditions at a break
+  std::uint64_t tested = 0;                 // candidate tests run
+  SolverStats stats;                        // the solver work of those tests
+  std::vector<std::string> added;           // the predicates added, in order
+  std::uint32_t backtracks = 0;             // predicates dropped again at a dead end
+  std::string stopped;                      // why refinement stopped short of a proof
+  std::vector<std::string> round_notes;     // per refinement: the break and the predicate chosen
 };
 
 // Bounds on the search (documented in docs/drb.md).
@@ -175,14 +178,21 @@ class Refiner {
                     const std::vector<std::vector<Word>>& combos, LimitWatch* limits);
   Solver* Shared();
   void Log(const std::string& line) const;
+  // Adds `text` to the pool when it parses, fits and is new; returns whether it did.
+  bool AddCandidate(const std::string& text);
+  // Adds the preconditions of the current predicates and of the assertions through the break's
+  // statement (predabs/preconditions.h), up to kMaxPreconditionPaths of them.
+  void AddPreconditions(const Break& at);
 
   std::string source_;
   std::string name_;
   unsigned timeout_ms_;
   std::uint32_t max_rounds_;
-  std::vector<std::string> pcs_;    // "track ...;" lines
-  std::vector<std::string> lines_;  // "predicate ...;" lines
-  std::vector<std::string> pool_;   // the candidates, in order
+  std::vector<std::string> pcs_;            // "track ...;" lines
+  std::vector<std::string> lines_;          // "predicate ...;" lines
+  std::vector<std::string> pool_;           // the candidates, in order
+  absl::flat_hash_set<std::string> known_;  // the candidates and predicates, as the reader prints
+  bool every_count_ = false;
   // Per depth of the search, the candidates that led to a dead end there.
   std::vector<absl::flat_hash_set<std::string>> banned_;
   bool stuck_ = false;  // the last Refine found no candidate

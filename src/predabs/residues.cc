@@ -18,20 +18,6 @@ namespace {
 using Kind = Expr::Kind;
 using Op = Expr::Op;
 
-ExprPtr Clone(const Expr& e) {
-  auto out = std::make_unique<Expr>();
-  out->kind = e.kind;
-  out->op = e.op;
-  out->sort = e.sort;
-  out->exclude_self = e.exclude_self;
-  out->var = e.var;
-  out->value = e.value;
-  out->where = e.where;
-  out->height = e.height;
-  for (const ExprPtr& arg : e.args) out->args.push_back(Clone(*arg));
-  return out;
-}
-
 Int Euclid(const Int& a, const Int& m) {
   Int r = a % m;
   return r < 0 ? r + m : r;
@@ -63,10 +49,6 @@ ExprPtr Binary(Op op, ExprPtr a, ExprPtr b, Sort sort) {
   e->args.push_back(std::move(a));
   e->args.push_back(std::move(b));
   return e;
-}
-
-bool Plain(const Expr& e) {
-  return (e.kind == Kind::kShared || e.kind == Kind::kLocal) && e.args.empty();
 }
 
 // A variable of the program: local (the executing thread's own) or shared.
@@ -137,14 +119,14 @@ class Ghoster {
 
   // `e` with each `x % m` that has a ghost read from the ghost.
   ExprPtr Rewrite(const Expr& e) const {
-    if (e.kind == Kind::kBinary && e.op == Op::kMod && Plain(*e.args[0]) &&
+    if (e.kind == Kind::kBinary && e.op == Op::kMod && IsPlainVariable(*e.args[0]) &&
         e.args[1]->kind == Kind::kNumber) {
       const Expr& x = *e.args[0];
       if (const auto g = GhostOf({x.kind == Kind::kLocal, x.var}, e.args[1]->value)) {
         return Read(x.kind == Kind::kLocal, *g, e.where);
       }
     }
-    ExprPtr out = Clone(e);
+    ExprPtr out = CloneExpr(e);
     for (std::size_t i = 0; i < e.args.size(); ++i) out->args[i] = Rewrite(*e.args[i]);
     return out;
   }
@@ -165,9 +147,9 @@ class Ghoster {
     if (rhs.kind == Kind::kNumber)
       return Assign(x.first, g, Number(Euclid(rhs.value, m), rhs.where));
     const bool shifted = rhs.kind == Kind::kBinary && (rhs.op == Op::kAdd || rhs.op == Op::kSub) &&
-                         Plain(*rhs.args[0]) && rhs.args[1]->kind == Kind::kNumber;
+                         IsPlainVariable(*rhs.args[0]) && rhs.args[1]->kind == Kind::kNumber;
     const Expr& y = shifted ? *rhs.args[0] : rhs;
-    if (!Plain(y)) return std::nullopt;
+    if (!IsPlainVariable(y)) return std::nullopt;
     const bool local = y.kind == Kind::kLocal;
     const auto gy = GhostOf({local, y.var}, m);
     if (!gy) return std::nullopt;

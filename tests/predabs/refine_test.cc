@@ -24,6 +24,7 @@
 #include "predabs/describer.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
+#include "predabs/preconditions.h"
 #include "predabs/predicate_abstraction.h"
 #include "predabs/program.h"
 #include "predabs/refine.h"
@@ -156,6 +157,37 @@ TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
   EXPECT_EQ(count("v % 2 == 0"), 1);
   EXPECT_EQ(count("v % 2 == 1"), 1);
   EXPECT_EQ(count("data == 42"), 0);  // computed, not assigned
+}
+
+// Preconditions through one statement (predabs/preconditions.h): per path, the predicates and
+// the assertions with the path's writes substituted; nothing through what substitution cannot
+// follow.
+TEST(PredabsTest, PreconditionsFollowEachPath) {
+  const Program program = ParseProgram(
+      "shared int x = 0;\nshared int y = 0;\nshared int b[2] = 0;\nlocal int l = 0;\n"
+      "thread T * 2 {\n"
+      "  a: atomic { x := x + 1; y := x + l; assert y != 3 };\n"
+      "  b: if l == 0 then x := 5 else l := l - 1;\n"
+      "  c: atomic { b[x % 2] := 1; x := 0 };\n"
+      "  d: x := y;\n"
+      "}\nabstraction p { predicate x == y; predicate l < x; predicate pc[1] == a; }\n",
+      "wp.drb");
+  std::vector<const Expr*> predicates;
+  for (const Predicate& p : program.abstractions[0].predicates) predicates.push_back(p.expr.get());
+  const auto wp = [&](std::uint32_t stmt, std::uint32_t actor) {
+    const std::vector<std::string> got = Preconditions(program, predicates, stmt, actor);
+    return std::set<std::string>(got.begin(), got.end());
+  };
+  using Texts = std::set<std::string>;
+  // Sequential writes compose; the assertion is read where it is made.
+  EXPECT_EQ(wp(0, 0), (Texts{"((x + 1) + l) != 3", "(x + 1) == ((x + 1) + l)", "l < (x + 1)"}));
+  // Two paths (the else path writes only l); the location predicate is left out.
+  EXPECT_EQ(wp(1, 0), (Texts{"5 == y", "l < 5", "(l - 1) < x"}));
+  // Another thread's statement: its write of its own local is not the viewing thread's l.
+  EXPECT_EQ(wp(1, 1), (Texts{"5 == y", "l < 5"}));
+  // A write of an element picked at run time: the path is dropped.
+  EXPECT_TRUE(wp(2, 0).empty());
+  EXPECT_EQ(wp(3, 1), (Texts{"l < y"}));  // and `y == y` says nothing
 }
 
 }  // namespace
