@@ -84,6 +84,8 @@ void AddCommonOptions(CLI::App* app, RunOptions& o) {
   app->add_option("model", o.model, "the model: a CPDS (.pds) or an integer program (.drb)")
       ->required();
   app->add_flag("--json", o.json, "print one JSON object on stdout");
+  app->add_option("--json-out", o.json_out, "also write that JSON object to a file")
+      ->check(NotEmpty());
   app->add_option("--trace-out", o.trace_out, "write a violation's trace as JSON")
       ->check(NotEmpty());
   app->add_flag("--deadlock", o.deadlock,

@@ -25,6 +25,7 @@ std::string_view UpperBoundName(UpperBound bound);
 struct RunOptions {
   std::string model;
   bool json = false;
+  std::string json_out;  // also write the JSON report to this file (the text goes to stdout)
   std::string dump_abstract;
   double time_limit_s = 0;
   double memory_limit_mb = 0;

@@ -437,6 +437,7 @@ std::vector<std::string> WriteOutputFiles(const Report& report) {
   std::vector<std::string> warnings;
   const RunOptions& options = report.options;
   const CountRun& last = report.last();
+  if (!options.json_out.empty()) WriteFileAtomically(options.json_out, JsonReport(report));
   if (!options.dump_abstract.empty()) {
     std::string text = DumpHeader(report.verdict, report.reason, last.result.proof);
     for (const std::string& line : last.abstract_states) text += line + "\n";
