@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "predabs/options.h"
 #include "predabs/program.h"
 #include "predabs/solver.h"
 
@@ -32,10 +33,9 @@ namespace druba::predabs {
 // More location tuples than this and the encoding is not built (its size grows with their
 // product: measured in perf/, see docs/drb.md).
 inline constexpr std::size_t kMaxHornTuples = 4096;
-// The Horn solver's share of a run: this long, or a quarter of what --time-limit leaves when that
-// is more (never more than half of it). 30 s: a ticket readers-writer lock takes Spacer 12 s, a
-// 3-thread bakery about 30 s, on this 2-core machine.
-inline constexpr unsigned kHornTimeoutMs = 30000;
+// A second attempt, after refinement ended unknown as well, gets this many times
+// kHornTimeoutMs (without a time limit; with one, what it leaves).
+inline constexpr double kHornSecondShare = 4;
 
 // The two encodings: one relation per location tuple (Spacer keeps lemmas per tuple: far faster on
 // the bakery and the producer/consumer), or one relation with each thread's location as an

@@ -109,7 +109,7 @@ std::optional<Round> RefineAfterFirst(const DrbRequest& request, const Program& 
 // Horn solver for an invariant (first.horn) and, when it is a proof (checked, HornUse allowing),
 // makes `first` a `safe` by it and returns true.
 bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCounts& threads,
-             Round& first, LimitWatch& limits, const StrategyHooks& hooks) {
+             Round& first, LimitWatch& limits, const StrategyHooks& hooks, bool second = false) {
   const run::RunOptions& options = request.options;
   if (request.drb.horn == HornUse::kOff || !request.drb.refine ||
       options.command != run::Command::kVerify || options.mode != Mode::kDruba ||
@@ -119,13 +119,19 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   }
   const std::uint32_t n = threads.first;
   // Its share: kHornTimeoutMs, or with a time limit a quarter of what it leaves when that is
-  // more, and never more than half.
-  const double fixed = kHornTimeoutMs / 1000.0;
+  // more, and never more than half. A second attempt, when nothing else is left to try, gets
+  // kHornSecondShare times as long, or what the time limit leaves.
+  const double fixed = request.drb.horn_share_ms / 1000.0;
   const double left = std::max(0.0, limits.RemainingSeconds());
-  const double seconds =
-      options.time_limit_s > 0 ? std::min(left / 2, std::max(fixed, left / 4)) : fixed;
+  const bool limited = options.time_limit_s > 0;
+  const double seconds = second    ? (limited ? left : kHornTimeoutMs / 1000.0 * kHornSecondShare)
+                         : limited ? std::min(left / 2, std::max(fixed, left / 4))
+                                   : fixed;
   const auto share = static_cast<unsigned>(seconds * 1000);
+  const double before = first.horn ? first.horn->result.seconds : 0;
   HornFigures& horn = first.horn.emplace();
+  horn.attempt = second ? 2 : 1;
+  horn.first_seconds = before;
   horn.result =
       SolveHornEitherForm(program, n, options.deadlock, share, run::JobsFromOption(options.jobs),
                           [&limits] { return limits.Check().has_value(); });
@@ -198,7 +204,22 @@ Round Verify(const DrbRequest& request, const Program& program, const ChosenAbst
   std::optional<Round> last =
       RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, hooks);
   *refined = last && last->counts.verdict != Verdict::kUnknown;
-  if (!*refined) return first;
+  // Refinement did not decide either, and the solver ran out of its share: nothing else is left
+  // to try but a longer attempt (a 3-thread bakery takes Spacer about 30 s).
+  if (!*refined && first.horn && first.horn->result.answer == SatResult::kUnknown &&
+      first.horn->result.reason == "canceled" && !limits.Check() &&
+      TryHorn(request, program, threads, first, limits, hooks, /*second=*/true)) {
+    return first;
+  }
+  if (!*refined) {
+    // A limit that stopped the Horn solver or refinement ended the run: the reason says so.
+    const std::optional<std::string> why = limits.Check();
+    if (why && first.counts.verdict == Verdict::kUnknown &&
+        first.counts.reason.find(*why) == std::string::npos) {
+      first.counts.reason += "; then " + *why;
+    }
+    return first;
+  }
   last->horn = std::move(first.horn);
   return std::move(*last);
 }

@@ -43,6 +43,10 @@ struct StrategyHooks {
 // What the Horn solver did in a run (it runs at most once, at one thread count).
 struct HornFigures {
   HornResult result;
+  // 2: the answer of a second, longer attempt after refinement ended unknown (the first's time
+  // is in `first_seconds`).
+  std::uint32_t attempt = 1;
+  double first_seconds = 0;
   std::optional<InvariantCheck> check;  // when its invariant was checked as a proof
   bool proved = false;                  // the verdict is `safe` by that proof
 };

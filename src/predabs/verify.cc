@@ -122,10 +122,14 @@ void AddHorn(const HornFigures& horn, run::Report& report) {
   const std::string answer = r.answer == SatResult::kUnsat ? "invariant found"
                              : r.answer == SatResult::kSat ? "a failure derivable"
                                                            : "undecided";
-  run::Json json = {
-      {"location_tuples", r.tuples}, {"rules", r.rules}, {"answer", answer},
-      {"seconds", r.seconds},        {"atoms", r.atoms}, {"invariant_tuples", r.invariant.size()},
-      {"proved", horn.proved}};
+  run::Json json = {{"location_tuples", r.tuples},
+                    {"rules", r.rules},
+                    {"answer", answer},
+                    {"seconds", r.seconds},
+                    {"atoms", r.atoms},
+                    {"invariant_tuples", r.invariant.size()},
+                    {"proved", horn.proved},
+                    {"attempt", horn.attempt}};
   if (!r.reason.empty()) json["reason"] = r.reason;
   const std::string form =
       r.form == HornForm::kTuples ? "a relation per location tuple" : "the locations as arguments";
@@ -133,6 +137,10 @@ void AddHorn(const HornFigures& horn, run::Report& report) {
   std::string text = fmt::format(
       "Horn solver (Spacer): {} location tuples, {} rules ({}): {} in {:.2f} s{}", r.tuples,
       r.rules, form, answer, r.seconds, r.reason.empty() ? "" : " (" + r.reason + ")");
+  if (horn.attempt == 2) {
+    text += fmt::format(" in a second attempt, after {:.2f} s undecided and refinement",
+                        horn.first_seconds);
+  }
   if (horn.check) {
     json["check"] = {{"holds", horn.check->holds},
                      {"queries", horn.check->queries},

@@ -168,6 +168,41 @@ TEST(HornTest, WeakenedInvariantIsRefused) {
                    .valid);
 }
 
+// When the solver's first share runs out and refinement does not decide either, a second, longer
+// attempt does: Lamport's bakery for two threads (refinement alone: unknown; Spacer needs about a
+// second) with a first share of 1 ms and without a time limit is proved by the second attempt.
+TEST(HornTest, SecondAttemptAfterRefinement) {
+  const std::string text =
+      "shared bool choosing[threads] = false;\nshared nat num[threads] = 0;\n"
+      "local nat largest = 0;\nthread T * 2 {\n  while true do {\n"
+      "    doorway: choosing[self] := true;\n"
+      "    look: if num[0] >= num[1] then largest := num[0] else largest := num[1];\n"
+      "    take: num[self] := largest + 1;\n    chosen: choosing[self] := false;\n"
+      "    wait: await forall j != self: !choosing[j];\n"
+      "    turn: await forall j != self: num[j] == 0 || num[self] < num[j] || "
+      "(num[self] == num[j] && self < j);\n"
+      "    cs: assert forall j != self: pc[j] != cs;\n    leave: num[self] := 0;\n  }\n}\n";
+  const Program program = ParseProgram(text, "bakery.drb");
+  run::RunOptions options;
+  options.exhaust_share = 0;
+  DrbOptions drb;
+  drb.horn_share_ms = 1;
+  drb.solver_timeout_ms = 5000;
+  const ThreadCounts threads = ParseThreadCounts("2", program, 8);
+  const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
+  LimitWatch limits({0, 0}, nullptr);
+  std::optional<Refiner> refiner;
+  bool refined = false;
+  const Round last =
+      Verify({options, drb, text, "d"}, program, chosen, threads, limits, {}, refiner, &refined);
+  EXPECT_FALSE(refined);
+  ASSERT_TRUE(last.horn.has_value());
+  EXPECT_EQ(last.horn->attempt, 2U);
+  EXPECT_TRUE(last.horn->proved);
+  EXPECT_EQ(last.counts.verdict, Verdict::kSafe);
+  ExpectCertified({last.counts.verdict, last.horn->proved, last.runs.back().certificate}, text);
+}
+
 // The atoms read back from the solver: one form per split, in `.drb` text that parses.
 TEST(HornTest, AtomsAreLinearAndParse) {
   const std::string text =
