@@ -4,6 +4,7 @@
 // time, and (one thread template) the same atoms over the other threads.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -124,6 +125,9 @@ std::vector<std::string> DeadAt(const Program& program, std::uint32_t local) {
   return out;
 }
 
+// The largest literal `x - y == c` and `x + y == c` are asked about.
+constexpr int kMaxRelationLiteral = 4;
+
 // A bound variable's name that no variable or label of the program uses.
 std::string BinderName(const Program& program) {
   absl::flat_hash_set<std::string> used;
@@ -147,17 +151,67 @@ struct IntVar {
 
 // The constants the program assigns to integer variables (`data := 40`), beside their initial
 // values: a variable at such a value is a state the program passes through.
-void AssignedConstants(const std::vector<Instr>& body, std::set<std::pair<IntVar, Int>>& out) {
+// `otherwise`: the variables also assigned something else (an element of a fixed-size array
+// written at an index picked at run time counts for each element).
+void AssignedConstants(const std::vector<Instr>& body, std::set<std::pair<IntVar, Int>>& out,
+                       std::set<IntVar>& otherwise) {
   for (const Instr& op : body) {
     if (op.kind == Instr::Kind::kAssign) {
       for (std::size_t i = 0; i < op.targets.size() && i < op.exprs.size(); ++i) {
         const Instr::Target& t = op.targets[i];
         const Expr& rhs = *op.exprs[i];
-        if (t.index == nullptr && rhs.kind == Kind::kNumber)
-          out.insert({{t.local, t.var}, rhs.value});
+        const std::uint32_t count = t.index && t.size > 0 ? t.size : t.index ? 0 : 1;
+        for (std::uint32_t k = 0; k < count; ++k) {
+          const IntVar v{t.local, t.var + k};
+          if (rhs.kind == Kind::kNumber) {
+            out.insert({v, rhs.value});
+          } else {
+            otherwise.insert(v);
+          }
+        }
       }
     }
-    for (const std::vector<Instr>& block : op.blocks) AssignedConstants(block, out);
+    for (const std::vector<Instr>& block : op.blocks) AssignedConstants(block, out, otherwise);
+  }
+}
+
+// The literal numbers of an expression.
+void Literals(const Expr& e, std::set<Int>& out) {
+  Walk(e, [&](const Expr& x) {
+    if (x.kind == Kind::kNumber && x.sort == Sort::kInt) out.insert(x.value);
+  });
+}
+
+// The integer variables an expression reads whole (a shared one, the thread's own local).
+void IntReads(const Program& program, const Expr& e, std::set<IntVar>& out) {
+  Walk(e, [&](const Expr& x) {
+    if (!IsPlainVariable(x)) return;
+    const IntVar v{x.kind == Kind::kLocal, x.var};
+    const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
+    if (decl.type != Type::kBool) out.insert(v);
+  });
+}
+
+// Pairs of integer variables read (or written) together by one condition or assignment, and the
+// program's literals: `x - y == c` and `x + y == c` are invariants the text does not spell (a
+// ring buffer's `tail - head == 1`).
+void RelatedPairs(const Program& program, const std::vector<Instr>& body,
+                  std::set<std::pair<IntVar, IntVar>>& pairs, std::set<Int>& literals) {
+  for (const Instr& op : body) {
+    for (std::size_t i = 0; i < op.exprs.size(); ++i) {
+      std::set<IntVar> vars;
+      IntReads(program, *op.exprs[i], vars);
+      Literals(*op.exprs[i], literals);
+      if (op.kind == Instr::Kind::kAssign && i < op.targets.size() && !op.targets[i].index) {
+        const IntVar t{op.targets[i].local, op.targets[i].var};
+        const Variable& decl = t.local ? program.locals[t.var] : program.shared[t.var];
+        if (decl.type != Type::kBool) vars.insert(t);
+      }
+      for (auto a = vars.begin(); a != vars.end(); ++a) {
+        for (auto b = std::next(a); b != vars.end(); ++b) pairs.insert({*a, *b});
+      }
+    }
+    for (const std::vector<Instr>& block : op.blocks) RelatedPairs(program, block, pairs, literals);
   }
 }
 
@@ -165,7 +219,8 @@ void AssignedConstants(const std::vector<Instr>& body, std::set<std::pair<IntVar
 // constant the program assigns it, and its residue modulo each literal modulus it is taken by.
 void ValueAtoms(const Program& program, std::vector<Atom>& atoms) {
   std::set<std::pair<IntVar, Int>> constants;
-  for (const Statement& st : program.statements) AssignedConstants(st.body, constants);
+  std::set<IntVar> otherwise;
+  for (const Statement& st : program.statements) AssignedConstants(st.body, constants, otherwise);
   const auto name = [&program](const IntVar& v) {
     const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
     return [&decl, v](const std::string& self_as) {
@@ -467,7 +522,42 @@ void CountingAtoms(const Program& program, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace
+// Last among the candidates (after the forms over other threads, which they must not crowd out of
+// the pool): the range of each variable only ever set to constants (`lo <= v && v <= hi`), and
+// differences and sums of related pairs equal to small literals of the program.
+void RelationAtoms(const Program& program, std::vector<std::string>& out) {
+  std::set<std::pair<IntVar, Int>> constants;
+  std::set<IntVar> otherwise;
+  std::set<std::pair<IntVar, IntVar>> pairs;
+  std::set<Int> literals{Int(1)};
+  for (const Statement& st : program.statements) {
+    AssignedConstants(st.body, constants, otherwise);
+    RelatedPairs(program, st.body, pairs, literals);
+  }
+  const auto name = [&program](const IntVar& v) {
+    return (v.local ? program.locals[v.var] : program.shared[v.var]).name;
+  };
+  std::map<IntVar, std::pair<Int, Int>> ranges;
+  for (const auto& [v, c] : constants) {
+    const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
+    if (decl.type == Type::kBool || otherwise.contains(v)) continue;
+    auto [it, inserted] = ranges.try_emplace(v, decl.init, decl.init);
+    it->second = {std::min(it->second.first, c), std::max(it->second.second, c)};
+  }
+  for (const auto& [v, range] : ranges) {
+    if (range.first == range.second) continue;
+    out.push_back(
+        fmt::format("{0} <= {1} && {1} <= {2}", range.first.str(), name(v), range.second.str()));
+  }
+  for (const auto& [x, y] : pairs) {
+    for (const Int& c : literals) {
+      if (c <= 0 || c > kMaxRelationLiteral) continue;
+      out.push_back(fmt::format("{} - {} == {}", name(x), name(y), c.str()));
+      out.push_back(fmt::format("{} - {} == {}", name(y), name(x), c.str()));
+      out.push_back(fmt::format("{} + {} == {}", name(x), name(y), c.str()));
+    }
+  }
+}
 
 // The variable `e` is, or differs from by a literal (`x`, `x + 1`, `x - 2`), if any.
 std::optional<IntVar> Shifted(const Expr& e) {
@@ -481,6 +571,8 @@ std::optional<IntVar> Shifted(const Expr& e) {
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 std::vector<Residue> ProgramResidues(const Program& program) {
   std::set<Residue> found;
@@ -540,6 +632,7 @@ std::vector<std::string> CandidatePredicates(const Program& program) {
     OtherThreadForms(program, atoms, out);
     CountingAtoms(program, out);
   }
+  RelationAtoms(program, out);
   std::vector<std::string> unique;
   absl::flat_hash_set<std::string> seen;
   for (std::string& text : out) {

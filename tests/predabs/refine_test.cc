@@ -156,7 +156,30 @@ TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
   EXPECT_EQ(count("f == 1"), 0);  // a Boolean is its own atom
   EXPECT_EQ(count("v % 2 == 0"), 1);
   EXPECT_EQ(count("v % 2 == 1"), 1);
-  EXPECT_EQ(count("data == 42"), 0);  // computed, not assigned
+  EXPECT_EQ(count("data == 42"), 0);               // computed, not assigned
+  EXPECT_EQ(count("3 <= l && l <= 7"), 1);         // only ever set to constants
+  EXPECT_EQ(count("0 <= data && data <= 40"), 0);  // also set to data + 2
+  EXPECT_EQ(count("v - data == 1"), 0);            // never together
+}
+
+// The last candidates: ranges, and differences and sums of related pairs with small literals.
+TEST(PredabsTest, RefinementCandidatesIncludeRangesAndDifferences) {
+  const Program program = ParseProgram(
+      "shared int buf[2] = 0;\nshared nat head = 0;\nshared nat tail = 0;\nshared int f = 0;\n"
+      "thread T * 2 {\n  a: await tail - head < 2;\n  b: buf[tail % 2] := 1;\n"
+      "  c: tail := tail + 1, f := 2;\n  d: buf[head % 2] := 0, f := 1;\n}\n",
+      "ring.drb");
+  const std::vector<std::string> candidates = CandidatePredicates(program);
+  const auto count = [&](const std::string& c) {
+    return std::count(candidates.begin(), candidates.end(), c);
+  };
+  EXPECT_EQ(count("0 <= f && f <= 2"), 1);
+  EXPECT_EQ(count("0 <= buf[0] && buf[0] <= 1"), 1);  // written at a run-time index
+  EXPECT_EQ(count("tail - head == 2"), 1);
+  EXPECT_EQ(count("head - tail == 1"), 1);
+  EXPECT_EQ(count("head + tail == 2"), 1);
+  EXPECT_EQ(count("tail - f == 1"), 0);  // read apart only
+  EXPECT_EQ(count("tail - head == 5"), 0);
 }
 
 // Preconditions through one statement (predabs/preconditions.h): per path, the predicates and
