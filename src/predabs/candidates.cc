@@ -17,6 +17,7 @@
 
 #include "predabs/program.h"
 #include "predabs/refine.h"
+#include "predabs/residues.h"
 
 namespace druba::predabs {
 namespace {
@@ -559,67 +560,7 @@ void RelationAtoms(const Program& program, std::vector<std::string>& out) {
   }
 }
 
-// The variable `e` is, or differs from by a literal (`x`, `x + 1`, `x - 2`), if any.
-std::optional<IntVar> Shifted(const Expr& e) {
-  const auto plain = [](const Expr& x) {
-    return (x.kind == Kind::kShared || x.kind == Kind::kLocal) && x.args.empty();
-  };
-  if (plain(e)) return IntVar{e.kind == Kind::kLocal, e.var};
-  if (e.kind == Kind::kBinary && (e.op == Op::kAdd || e.op == Op::kSub) && plain(*e.args[0]) &&
-      e.args[1]->kind == Kind::kNumber) {
-    return IntVar{e.args[0]->kind == Kind::kLocal, e.args[0]->var};
-  }
-  return std::nullopt;
-}
-
 }  // namespace
-
-std::vector<Residue> ProgramResidues(const Program& program) {
-  std::set<Residue> found;
-  // Variables one is assigned from another (`v := x`, `x := x + 1`): a residue of one is a
-  // residue of the other (a seqlock takes the version's parity of a copy).
-  std::vector<std::pair<IntVar, IntVar>> copies;
-  const std::function<void(const std::vector<Instr>&)> body = [&](const std::vector<Instr>& block) {
-    const auto visit = [&](const Expr& x) {
-      if (x.kind != Kind::kBinary || x.op != Op::kMod || x.args[1]->kind != Kind::kNumber) return;
-      const std::optional<IntVar> v = Shifted(*x.args[0]);
-      const Int& m = x.args[1]->value;
-      if (v && x.args[0]->kind != Kind::kBinary && m >= 2 && m <= kMaxResidueModulus) {
-        found.insert({v->local, v->var, m});
-      }
-    };
-    for (const Instr& op : block) {
-      for (const ExprPtr& e : op.exprs) Walk(*e, visit);
-      for (std::size_t t = 0; t < op.targets.size(); ++t) {
-        const Instr::Target& target = op.targets[t];
-        if (target.index) Walk(*target.index, visit);
-        if (op.kind != Instr::Kind::kAssign || target.index || t >= op.exprs.size()) continue;
-        if (const std::optional<IntVar> from = Shifted(*op.exprs[t])) {
-          copies.emplace_back(IntVar{target.local, target.var}, *from);
-        }
-      }
-      for (const std::vector<Instr>& inner : op.blocks) body(inner);
-    }
-  };
-  for (const Statement& st : program.statements) body(st.body);
-  const auto type = [&program](const IntVar& v) {
-    return (v.local ? program.locals[v.var] : program.shared[v.var]).type;
-  };
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& [a, b] : copies) {
-      if (type(a) == Type::kBool || type(b) == Type::kBool) continue;
-      for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
-        for (const Residue& r : std::set<Residue>(found)) {
-          if (r.local == x.local && r.var == x.var) {
-            grew = found.insert({y.local, y.var, r.modulus}).second || grew;
-          }
-        }
-      }
-    }
-  }
-  return {found.begin(), found.end()};
-}
 
 std::vector<std::string> CandidatePredicates(const Program& program) {
   const std::vector<Atom> atoms = DataAtoms(program);

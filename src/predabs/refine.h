@@ -41,7 +41,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <absl/container/flat_hash_set.h>
@@ -59,20 +58,6 @@ namespace druba::predabs {
 // not parse or type check: the refiner keeps those that do, and for every thread count only the
 // symmetric ones).
 std::vector<std::string> CandidatePredicates(const Program& program);
-
-// A residue the program computes: `x % modulus` of a plain integer variable (a shared one, or the
-// executing thread's own local) with a literal modulus from 2 to kMaxResidueModulus.
-struct Residue {
-  bool local = false;
-  std::uint32_t var = 0;
-  Int modulus;
-  bool operator<(const Residue& other) const {
-    return std::tie(local, var, modulus) < std::tie(other.local, other.var, other.modulus);
-  }
-};
-inline constexpr int kMaxResidueModulus = 4;
-// Each residue the program's statements compute, once, in a fixed order.
-std::vector<Residue> ProgramResidues(const Program& program);
 
 // `spec` written as an abstraction block named `name` that parses back to it.
 std::string AbstractionBlock(const Program& program, const AbstractionSpec& spec,

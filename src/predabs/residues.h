@@ -16,11 +16,26 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "predabs/program.h"
 
 namespace druba::predabs {
+
+// A residue the program computes: `x % modulus` of a plain integer variable (a shared one, or the
+// executing thread's own local) with a literal modulus from 2 to kMaxResidueModulus.
+struct Residue {
+  bool local = false;
+  std::uint32_t var = 0;
+  Int modulus;
+  bool operator<(const Residue& other) const {
+    return std::tie(local, var, modulus) < std::tie(other.local, other.var, other.modulus);
+  }
+};
+inline constexpr int kMaxResidueModulus = 4;
+// Each residue the program's statements compute, once, in a fixed order.
+std::vector<Residue> ProgramResidues(const Program& program);
 
 struct ResidueGhost {
   bool local = false;       // a local (one per thread) or a shared variable
