@@ -270,6 +270,23 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
       moves.push_back({{a, b}, score[a] + score[b]});
     }
   }
+  // Triples, after the singles and pairs of equal score, at most kMaxTriples of them (and within
+  // kMaxMoves in all): an invariant that needs three atoms at once.
+  std::vector<std::size_t> open;  // usable, not taken, and of a score a triple can have
+  for (std::size_t c = 0; c < pool_.size(); ++c) {
+    if (usable(c) && !Taken(c, depth) && score[c] <= kPairScore) open.push_back(c);
+  }
+  std::size_t triples = 0;
+  for (std::size_t a = 0; a < open.size() && triples < kMaxTriples; ++a) {
+    for (std::size_t b = a + 1; b < open.size() && triples < kMaxTriples; ++b) {
+      for (std::size_t c = b + 1; c < open.size() && triples < kMaxTriples; ++c) {
+        const std::uint32_t sum = score[open[a]] + score[open[b]] + score[open[c]];
+        if (sum > kPairScore) continue;
+        moves.push_back({{open[a], open[b], open[c]}, sum});
+        ++triples;
+      }
+    }
+  }
   std::stable_sort(moves.begin(), moves.end(), [](const Move& x, const Move& y) {
     return std::pair(x.score, x.picks.size()) < std::pair(y.score, y.picks.size());
   });

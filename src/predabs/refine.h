@@ -23,11 +23,12 @@
 //
 // Choosing: the concrete states the round stored are grouped by their abstract state; a
 // candidate's score is the number of groups in which it takes both values. The moves are single
-// candidates and pairs with a score sum of at most kPairScore, in score order; a move removes the
-// break when, for each value combination its predicates take in the stored states at a, no step of
-// the action from a reaches b, asked of the solver exactly as the closure test asks, with the same
-// view invariant (without stored states at a: some combination admitted by a well-formed state
-// blocks every step to b). The first move that removes the break is taken.
+// candidates, pairs and (at most kMaxTriples) triples with a score sum of at most kPairScore, in
+// score order; a move removes the break when, for each value combination its predicates take in
+// the stored states at a, no step of the action from a reaches b, asked of the solver exactly as
+// the closure test asks, with the same view invariant (without stored states at a: some combination
+// admitted by a well-formed state blocks every step to b). The first move that removes the break is
+// taken.
 //
 // Search: whether the part of a the move keeps is reachable is for the next round to find out.
 // When no move removes a break, Backtrack drops the last move and bans it at its depth: a
@@ -82,6 +83,7 @@ inline constexpr std::size_t kMaxCandidates = 200;
 inline constexpr std::uint32_t kMaxRounds = 64;
 inline constexpr std::size_t kWeighedStates = 1 << 14;  // sampled states that weigh candidates
 inline constexpr std::uint32_t kPairScore = 2;          // pairs are tried up to this score
+inline constexpr std::size_t kMaxTriples = 64;          // triples, up to the same score
 inline constexpr std::size_t kMaxMoves = 2000;          // moves tried at one break
 inline constexpr std::size_t kMaxGroup =
     8;  // the Horn solver's atoms are tried together up to this
