@@ -207,7 +207,7 @@ void Parser::SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& plac
     e->op = op;
     e->sort = Sort::kBool;
     e->where = comparison.where;
-    e->args.push_back(Clone(*comparison.args[0]));
+    e->args.push_back(CloneExpr(*comparison.args[0]));
     auto label = std::make_unique<Expr>();
     label->kind = Expr::Kind::kLabel;
     label->sort = Sort::kPc;
@@ -233,20 +233,6 @@ void Parser::SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& plac
   const std::uint32_t height = joined->height;
   comparison = std::move(*joined);
   comparison.height = height;
-}
-
-ExprPtr Parser::Clone(const Expr& e) {
-  auto out = std::make_unique<Expr>();
-  out->kind = e.kind;
-  out->op = e.op;
-  out->sort = e.sort;
-  out->exclude_self = e.exclude_self;
-  out->var = e.var;
-  out->value = e.value;
-  out->where = e.where;
-  out->height = e.height;
-  for (const ExprPtr& arg : e.args) out->args.push_back(Clone(*arg));
-  return out;
 }
 
 void Parser::Finish() {
@@ -340,6 +326,20 @@ std::string Program::PcName(std::uint32_t pc) const {
   if (pc < statements.size()) return statements[pc].label;
   if (pc == error_pc) return "error";
   return "end";
+}
+
+ExprPtr CloneExpr(const Expr& e) {
+  auto out = std::make_unique<Expr>();
+  out->kind = e.kind;
+  out->op = e.op;
+  out->sort = e.sort;
+  out->exclude_self = e.exclude_self;
+  out->var = e.var;
+  out->value = e.value;
+  out->where = e.where;
+  out->height = e.height;
+  for (const ExprPtr& arg : e.args) out->args.push_back(CloneExpr(*arg));
+  return out;
 }
 
 std::string ExprToString(const Program& program, const Expr& e, const std::string& self_as) {

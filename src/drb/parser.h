@@ -16,4 +16,7 @@ Program ParseProgram(std::string_view text, const std::string& file);
 // another thread's: `l` as `l[self_as]`, `self` as `self_as` (refinement lifts atoms so).
 std::string ExprToString(const Program& program, const Expr& expr, const std::string& self_as = "");
 
+// A deep copy of an expression.
+ExprPtr CloneExpr(const Expr& e);
+
 }  // namespace druba::drb

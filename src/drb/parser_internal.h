@@ -234,7 +234,6 @@ class Parser {
   // ---- after parsing ----
   void Finish();
   void SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& places);
-  static ExprPtr Clone(const Expr& e);
 
   static constexpr std::uint32_t kPendingBase = 0x80000000U;
   static constexpr std::uint32_t kEndMarker = 0x7FFFFFFFU;

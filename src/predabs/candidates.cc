@@ -552,7 +552,8 @@ void RelationAtoms(const Program& program, std::vector<std::string>& out) {
   }
   for (const auto& [x, y] : pairs) {
     for (const Int& c : literals) {
-      if (c <= 0 || c > kMaxRelationLiteral) continue;
+      if (c < 1) continue;
+      if (c > kMaxRelationLiteral) continue;
       out.push_back(fmt::format("{} - {} == {}", name(x), name(y), c.str()));
       out.push_back(fmt::format("{} - {} == {}", name(y), name(x), c.str()));
       out.push_back(fmt::format("{} + {} == {}", name(x), name(y), c.str()));

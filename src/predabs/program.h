@@ -5,11 +5,10 @@
 #include "drb/ast.h"
 #include "drb/parser.h"
 
-#include <memory>
-
 namespace druba::predabs {
 
 using drb::AbstractionSpec;
+using drb::CloneExpr;
 using drb::Expr;
 using drb::ExprPtr;
 using drb::ExprToString;
@@ -28,21 +27,6 @@ using drb::Variable;
 // A shared variable, or the executing thread's own local, read as a whole.
 inline bool IsPlainVariable(const Expr& e) {
   return (e.kind == Expr::Kind::kShared || e.kind == Expr::Kind::kLocal) && e.args.empty();
-}
-
-// A deep copy of an expression.
-inline ExprPtr CloneExpr(const Expr& e) {
-  auto out = std::make_unique<Expr>();
-  out->kind = e.kind;
-  out->op = e.op;
-  out->sort = e.sort;
-  out->exclude_self = e.exclude_self;
-  out->var = e.var;
-  out->value = e.value;
-  out->where = e.where;
-  out->height = e.height;
-  for (const ExprPtr& arg : e.args) out->args.push_back(CloneExpr(*arg));
-  return out;
 }
 
 }  // namespace druba::predabs

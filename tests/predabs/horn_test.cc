@@ -34,19 +34,25 @@ struct Answer {
   std::string certificate;
 };
 
-Answer VerifyWith(const std::string& text, const Program& program, std::uint32_t n, HornUse horn) {
+// predabs::Verify at `n` threads without a time limit or the exact search; `refined` says
+// whether refinement decided.
+Round RunVerify(const std::string& text, const Program& program, std::uint32_t n, DrbOptions drb,
+                bool* refined) {
   run::RunOptions options;
   options.exhaust_share = 0;
-  DrbOptions drb;
   drb.solver_timeout_ms = 5000;
-  drb.horn = horn;
   const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
   const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
   LimitWatch limits({0, 0}, nullptr);
   std::optional<Refiner> refiner;
+  return Verify({options, drb, text, "d"}, program, chosen, threads, limits, {}, refiner, refined);
+}
+
+Answer VerifyWith(const std::string& text, const Program& program, std::uint32_t n, HornUse horn) {
+  DrbOptions drb;
+  drb.horn = horn;
   bool refined = false;
-  const Round last =
-      Verify({options, drb, text, "d"}, program, chosen, threads, limits, {}, refiner, &refined);
+  const Round last = RunVerify(text, program, n, drb, &refined);
   return {last.counts.verdict, last.horn && last.horn->proved, last.runs.back().certificate};
 }
 
@@ -183,18 +189,10 @@ TEST(HornTest, SecondAttemptAfterRefinement) {
       "(num[self] == num[j] && self < j);\n"
       "    cs: assert forall j != self: pc[j] != cs;\n    leave: num[self] := 0;\n  }\n}\n";
   const Program program = ParseProgram(text, "bakery.drb");
-  run::RunOptions options;
-  options.exhaust_share = 0;
   DrbOptions drb;
   drb.horn_share_ms = 1;
-  drb.solver_timeout_ms = 5000;
-  const ThreadCounts threads = ParseThreadCounts("2", program, 8);
-  const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
-  LimitWatch limits({0, 0}, nullptr);
-  std::optional<Refiner> refiner;
   bool refined = false;
-  const Round last =
-      Verify({options, drb, text, "d"}, program, chosen, threads, limits, {}, refiner, &refined);
+  const Round last = RunVerify(text, program, 2, drb, &refined);
   EXPECT_FALSE(refined);
   ASSERT_TRUE(last.horn.has_value());
   EXPECT_EQ(last.horn->attempt, 2U);
