@@ -331,7 +331,8 @@ TEST(HornTest, ResidueGhostsFollowTheirVariables) {
     for (const Statement& st : ghosted.program.statements) count(st.body);
   }
   std::fprintf(stderr, "residue ghosts: %zu updates by a literal without `mod`\n", exact);
-  EXPECT_GE(2 * exact, static_cast<std::size_t>(testing::Sweep(60)));  // the exact path is exercised
+  EXPECT_GE(2 * exact,
+            static_cast<std::size_t>(testing::Sweep(60)));  // the exact path is exercised
 }
 
 }  // namespace
