@@ -326,6 +326,7 @@ TEST(HornTest, ResidueGhostsFollowTheirVariables) {
     const std::function<void(const std::vector<Instr>&)> count = [&](const auto& block) {
       for (const Instr& op : block) {
         exact += op.kind == Instr::Kind::kIf && op.exprs[0]->op == Expr::Op::kGe ? 1 : 0;
+        for (const std::vector<Instr>& inner : op.blocks) count(inner);
       }
     };
     for (const Statement& st : ghosted.program.statements) count(st.body);

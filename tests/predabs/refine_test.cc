@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -137,18 +138,22 @@ TEST(PredabsTest, RefinementCandidatesComeFromTheProgram) {
   EXPECT_EQ(b.pcs.size(), 1U);
 }
 
+// How often a text is among the refinement candidates of the program `text`.
+std::function<std::ptrdiff_t(const std::string&)> CandidateCounter(const std::string& text) {
+  auto candidates = std::make_shared<const std::vector<std::string>>(
+      CandidatePredicates(ParseProgram(text, "candidates.drb")));
+  return [candidates](const std::string& c) {
+    return std::count(candidates->begin(), candidates->end(), c);
+  };
+}
+
 // Candidates the conditions do not spell: a constant the program assigns (not its initial value,
 // which has its own atom; not a Boolean's), and each residue of a variable taken modulo a literal.
 TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
-  const Program program = ParseProgram(
+  const auto count = CandidateCounter(
       "shared int data = 0;\nshared nat v = 0;\nshared bool f = false;\nlocal int l = 7;\n"
       "thread T * 2 {\n  a: data := 40, f := true, l := 3;\n  b: data := data + 2, l := 7;\n"
-      "  c: if v % 2 == 0 then v := v + 1;\n  d: assert data != 1;\n}\n",
-      "values.drb");
-  const std::vector<std::string> candidates = CandidatePredicates(program);
-  const auto count = [&](const std::string& c) {
-    return std::count(candidates.begin(), candidates.end(), c);
-  };
+      "  c: if v % 2 == 0 then v := v + 1;\n  d: assert data != 1;\n}\n");
   EXPECT_EQ(count("data == 40"), 1);  // assigned
   EXPECT_EQ(count("l == 3"), 1);      // a local's, in the viewing thread's words
   EXPECT_EQ(count("l == 7"), 1);      // its initial value: once
@@ -164,15 +169,10 @@ TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
 
 // The last candidates: ranges, and differences and sums of related pairs with small literals.
 TEST(PredabsTest, RefinementCandidatesIncludeRangesAndDifferences) {
-  const Program program = ParseProgram(
+  const auto count = CandidateCounter(
       "shared int buf[2] = 0;\nshared nat head = 0;\nshared nat tail = 0;\nshared int f = 0;\n"
       "thread T * 2 {\n  a: await tail - head < 2;\n  b: buf[tail % 2] := 1;\n"
-      "  c: tail := tail + 1, f := 2;\n  d: buf[head % 2] := 0, f := 1;\n}\n",
-      "ring.drb");
-  const std::vector<std::string> candidates = CandidatePredicates(program);
-  const auto count = [&](const std::string& c) {
-    return std::count(candidates.begin(), candidates.end(), c);
-  };
+      "  c: tail := tail + 1, f := 2;\n  d: buf[head % 2] := 0, f := 1;\n}\n");
   EXPECT_EQ(count("0 <= f && f <= 2"), 1);
   EXPECT_EQ(count("0 <= buf[0] && buf[0] <= 1"), 1);  // written at a run-time index
   EXPECT_EQ(count("tail - head == 2"), 1);
