@@ -48,6 +48,7 @@ class AbstractTracker {
   explicit AbstractTracker(const A& abs) : abs_(abs), set_(abs.width()), scratch_(abs.width()) {}
 
   bool OnNewState(std::uint32_t record, StateView state) {
+    if (held_) return true;
     if (concrete_ && concrete_(state)) {
       violation_record_ = record;
       return false;
@@ -79,8 +80,11 @@ class AbstractTracker {
   // A property of concrete states the abstraction does not decide: checked on every new program
   // state (true: it violates), beside the abstraction's own.
   void CheckConcrete(std::function<bool(StateView)> violates) { concrete_ = std::move(violates); }
+  // While held, new states pass unseen (abstraction/replay.h shows them later, within bounds).
+  void Hold(bool held) { held_ = held; }
 
  private:
+  bool held_ = false;
   std::function<bool(StateView)> on_new_abstract_;
   std::function<bool(StateView)> concrete_;
   const A& abs_;

@@ -20,6 +20,7 @@
 
 #include "abstraction/abstraction.h"
 #include "abstraction/orbits.h"
+#include "abstraction/replay.h"
 #include "abstraction/run_result.h"
 #include "abstraction/sandwich.h"
 #include "abstraction/upper_bound.h"
@@ -71,7 +72,7 @@ class PlateauDriver {
       if (!grew) break;
     }
     // Thm. 7 needs R(r0,d0) and R(r0+1,d0+n-1) to agree, with (r0,d0) where the set last grew.
-    const Bounds now = explorer_->bounds();
+    const Bounds now = bounds();
     if (now.rounds != result.plateau_start.rounds + 1 ||
         now.delays != result.plateau_start.delays + (n - 1)) {
       result.verdict = Verdict::kUnknown;
@@ -230,20 +231,23 @@ class PlateauDriver {
   // exhaustion, one of each orbit of the reachable states).
   std::size_t num_states() const {
     if (const auto* free = FreeAnswered()) return free->num_states();
-    return explorer_->num_states();
+    return replay_ ? replay_->num_shown() : explorer_->num_states();
   }
   bool answered_up_to_symmetry() const { return orbits_ && orbits_->answered(); }
-  // Calls f(StateView) for every concrete state stored (after exhaustion: the reachable states).
+  // Calls f(StateView) for every concrete state stored (after exhaustion: the reachable states),
+  // or for the first `limit` of them, in the order they were stored.
   template <class F>
-  void ForEachState(F&& f) const {
-    const FreeSearch<Model, AbstractTracker<Abs>>* free = FreeAnswered();
-    for (std::uint32_t id = 0; id < num_states(); ++id) {
-      if (free != nullptr) {
-        f(free->state(id));
-      } else {
-        const std::vector<Word> s = explorer_->state(id);
-        f(StateView(s));
-      }
+  void ForEachState(F&& f, std::size_t limit = std::numeric_limits<std::size_t>::max()) const {
+    if (const FreeSearch<Model, AbstractTracker<Abs>>* free = FreeAnswered()) {
+      for (std::uint32_t id = 0; id < std::min(limit, free->num_states()); ++id) f(free->state(id));
+      return;
+    }
+    std::size_t seen = 0;
+    for (std::uint32_t id = 0; id < explorer_->num_states() && seen < limit; ++id) {
+      if (replay_ && !replay_->shown(id)) continue;  // beyond this run's bounds
+      const std::vector<Word> s = explorer_->state(id);
+      f(StateView(s));
+      ++seen;
     }
   }
   std::size_t MemoryBytes() const {
@@ -301,7 +305,35 @@ class PlateauDriver {
     return sandwich_ ? sandwich_->upper_bound_size() : std::nullopt;
   }
 
-  const Explorer<Model, AbstractTracker<Abs>>& explorer() const { return *explorer_; }
+  using Search = Explorer<Model, AbstractTracker<Abs>>;
+  // Refinement: takes on `search`, an earlier round's Round-Robin search of the same program at
+  // the same thread count (its model of the same layout; only the abstraction differs), and
+  // replays it along this run's schedule (replay.h) instead of searching again. Not with a
+  // sandwich proof or a search over one state per orbit, which take shares of this run's
+  // successor calls. Call before Verify; false (and `search` left as it was) when it does not
+  // apply.
+  bool Adopt(std::unique_ptr<Search>& search) {
+    if (!search || mode_ != Mode::kDruba || sandwich_ || (orbits_ && exhaust_share_ > 0) ||
+        search->num_threads() != explorer_->num_threads() || search->stopped()) {
+      return false;
+    }
+    explorer_ = std::move(search);
+    explorer_->Rebind(model_, *tracker_, limits_);
+    replay_ = std::make_unique<SearchReplay<Search, AbstractTracker<Abs>>>(*explorer_);
+    base_calls_ = replay_->adopted_calls();
+    return true;
+  }
+  // After Verify: the Round-Robin search, for a later round to Adopt (null when it was stopped:
+  // a limit or a violation left it incomplete). The driver must not be used after.
+  std::unique_ptr<Search> Release() {
+    if (explorer_->stopped()) return nullptr;
+    replay_.reset();
+    return std::move(explorer_);
+  }
+  // The bounds of the reached set: the search's, or during a replay those it replayed to.
+  Bounds bounds() const { return replay_ ? replay_->bounds() : explorer_->bounds(); }
+
+  const Search& explorer() const { return *explorer_; }
   // The reached abstract states; after a sandwich or upper-bound proof, O (alpha(R) itself after a
   // sandwich proof, an over-approximation of it after an upper-bound proof).
   const StateStore& abstract_states() const {
@@ -311,8 +343,6 @@ class PlateauDriver {
   Model& model() { return model_; }
 
  private:
-  using Search = Explorer<Model, AbstractTracker<Abs>>;
-
   // The free search whose states answer (explicit mode, or the search over orbits); null when the
   // Round-Robin search's do.
   const FreeSearch<Model, AbstractTracker<Abs>>* FreeAnswered() const {
@@ -369,6 +399,11 @@ class PlateauDriver {
       explorer_->Start(next);
       tracker_->TakeNewCount();
       new_in_naive_ = tracker_->set().size() - before;  // R(r,d) is monotone in r and d
+    } else if (replay_) {
+      replay_->Step(*explorer_, *tracker_, dim);
+      result.replayed_states = replay_->replayed();
+      if (replay_->CaughtUp(*explorer_)) replay_.reset();
+      new_in_naive_ = tracker_->TakeNewCount();
     } else {
       switch (dim) {
         case RaiseEvent::Dim::kStart:
@@ -383,8 +418,8 @@ class PlateauDriver {
       }
       new_in_naive_ = tracker_->TakeNewCount();
     }
-    result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
-    RaiseEvent event{dim, explorer_->bounds(), new_in_naive_, result.image_calls};
+    result.image_calls = earlier_calls_ + explorer_->stats().image_calls - base_calls_;
+    RaiseEvent event{dim, bounds(), new_in_naive_, result.image_calls};
     result.schedule.push_back(event);
     if (event.new_abstract > 0 || dim == RaiseEvent::Dim::kStart) {
       result.plateau_start = event.after;
@@ -397,12 +432,13 @@ class PlateauDriver {
   // `safe` with the exact abstract set alpha(R), whatever the abstraction (a violation would have
   // stopped the search).
   bool ExhaustedNow(RunResult& result) {
-    if (!explorer_->exhausted()) return false;
+    // Replaying, R(bounds()) is R when the search beyond it is exhausted and holds nothing more.
+    if (!explorer_->exhausted() || (replay_ && !replay_->AllShown(*explorer_))) return false;
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kExhausted;
     result.closure_failure.reset();
-    result.reason = "exhausted: at (r,d) = (" + std::to_string(explorer_->bounds().rounds) + "," +
-                    std::to_string(explorer_->bounds().delays) +
+    result.reason = "exhausted: at (r,d) = (" + std::to_string(bounds().rounds) + "," +
+                    std::to_string(bounds().delays) +
                     ") no move is left that a larger bound would allow, so every reachable "
                     "state was explored";
     return true;
@@ -421,6 +457,8 @@ class PlateauDriver {
   // limit ends it.
   void GoOnToExhaustion(RunResult& result) {
     if (exhaust_share_ <= 0) return;
+    // (An adopted search's calls count with those of the rounds that made it: the search stands
+    // on them.)
     const std::uint64_t start = explorer_->stats().image_calls;
     const auto budget = static_cast<std::uint64_t>(
         exhaust_share_ * static_cast<double>(std::max(start, exhaust_floor_)));
@@ -430,18 +468,22 @@ class PlateauDriver {
                                  static_cast<double>(std::size_t{256} << 20);
     exhausting_ = true;
     const std::string failed = result.reason;
-    if (orbits_) {
-      ExhaustSymmetric(result, budget, memory_budget);
+    if (orbits_) {  // it goes on within the same budgets instead of raising bounds
+      orbits_->Exhaust(result, budget, memory_budget, explorer_->stats().image_calls,
+                       [this] { return MemoryBytes(); });
       exhausting_ = false;
       return;
     }
     std::uint32_t round_raises = 0;
     std::uint32_t delay_raises = 0;
     while (!ExhaustedNow(result)) {
-      const Bounds at = explorer_->bounds();
+      const Bounds at = bounds();
+      const Bounds searched = explorer_->bounds();  // beyond `at` while replaying
       // A bound at its limit is raised no more; the other goes on while its moves wait.
-      const bool rounds_go = explorer_->round_moves_parked() && at.rounds < kMaxBound;
-      const bool delays_go = explorer_->delay_moves_parked() && at.delays < kMaxBound;
+      const bool rounds_go =
+          (at.rounds < searched.rounds || explorer_->round_moves_parked()) && at.rounds < kMaxBound;
+      const bool delays_go =
+          (at.delays < searched.delays || explorer_->delay_moves_parked()) && at.delays < kMaxBound;
       const RaiseEvent::Dim dim = rounds_go && (!delays_go || round_raises <= delay_raises)
                                       ? RaiseEvent::Dim::kRounds
                                       : RaiseEvent::Dim::kDelays;
@@ -451,7 +493,7 @@ class PlateauDriver {
       if (spent || (!rounds_go && !delays_go)) {
         result.reason = failed + "; the exact search went on to (r,d) = (" +
                         std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
-                        std::to_string(explorer_->num_states()) +
+                        std::to_string(num_states()) +
                         " states and did not exhaust the state space " +
                         (spent ? "within its budget of " + std::to_string(budget) +
                                      " successor calls and its share of memory (--exhaust-share)"
@@ -471,31 +513,12 @@ class PlateauDriver {
     exhausting_ = false;
   }
 
-  // Advances the search over one state per orbit (orbits.h) by `calls`, or by its share of the
-  // Round-Robin search's; true when it answered.
-  bool AdvanceOrbits(RunResult& result, std::optional<std::uint64_t> calls = std::nullopt) {
+  // Advances the search over one state per orbit (orbits.h) by its share of the Round-Robin
+  // search's calls; true when it answered.
+  bool AdvanceOrbits(RunResult& result) {
     if (!orbits_ || mode_ != Mode::kDruba || exhaust_share_ <= 0) return false;
-    return orbits_->Advance(result, explorer_->stats().image_calls, calls,
+    return orbits_->Advance(result, explorer_->stats().image_calls, std::nullopt,
                             [this] { return MemoryBytes(); });
-  }
-
-  // GoOnToExhaustion with a search over one state per orbit: it goes on within the same budgets
-  // instead of raising bounds.
-  void ExhaustSymmetric(RunResult& result, std::uint64_t budget, double memory_budget) {
-    orbits_->CapMemory(memory_budget);
-    if (AdvanceOrbits(result, budget)) return;
-    if (limits_ != nullptr) {
-      if (auto reason = limits_->Poll()) {  // a limit stopped it
-        result.reason = *reason;
-        return;
-      }
-    }
-    result.reason += "; the exact search over one state per orbit of the thread symmetry stored " +
-                     std::to_string(orbits_->num_states()) +
-                     " states and did not exhaust the state space within its budget of " +
-                     std::to_string(budget) +
-                     " successor calls and its share of memory "
-                     "(--exhaust-share)";
   }
 
   // kAi: is the reached set closed under every action? Then it is an inductive invariant that
@@ -522,8 +545,8 @@ class PlateauDriver {
   }
 
   RunResult& Finish(RunResult& result, const Stopwatch& clock) {
-    result.bounds = explorer_->bounds();
-    result.image_calls = earlier_calls_ + explorer_->stats().image_calls;
+    result.bounds = bounds();
+    result.image_calls = earlier_calls_ + explorer_->stats().image_calls - base_calls_;
     if (sandwich_) sandwich_->NoteUnfinished(result);
     // Every `safe` is checked against the limits once more: a model that could not compute a
     // successor stops them, and then no proof may stand on the states explored.
@@ -560,6 +583,8 @@ class PlateauDriver {
   std::unique_ptr<Search> explorer_;
   std::unique_ptr<FreeSearch<Model, AbstractTracker<Abs>>> free_;
   std::uint64_t earlier_calls_ = 0;  // kNaive: successor calls of the discarded computations
+  std::uint64_t base_calls_ = 0;     // Adopt: the adopted search's calls of earlier rounds
+  std::unique_ptr<SearchReplay<Search, AbstractTracker<Abs>>> replay_;  // Adopt, until caught up
   std::size_t new_in_naive_ = 0;
   std::unique_ptr<SandwichProof<Model, Abs>> sandwich_;  // UseSandwich
   std::unique_ptr<OrbitSearch<Model, Abs>> orbits_;      // ExhaustUpToSymmetry

@@ -45,7 +45,7 @@ class OrbitSearch {
   using Search = FreeSearch<Model, AbstractTracker<Abs>>;
 
   OrbitSearch(Model& model, const Abs& abs, LimitWatch* limits, OrbitSetup setup)
-      : tracker_(abs), search_(model, tracker_, limits) {
+      : tracker_(abs), search_(model, tracker_, limits), limits_(limits) {
     search_.ReduceBy(std::move(setup.symmetry), setup.views);
   }
 
@@ -96,6 +96,27 @@ class OrbitSearch {
     return true;
   }
 
+  // After a failed closure test (PlateauDriver::GoOnToExhaustion): expands for `budget` calls
+  // within `memory_cap` bytes; when it does not answer, `result.reason` says how far it went, or
+  // which limit stopped it.
+  template <class Memory>
+  void Exhaust(RunResult& result, std::uint64_t budget, double memory_cap,
+               std::uint64_t explorer_calls, Memory&& memory) {
+    CapMemory(memory_cap);
+    if (Advance(result, explorer_calls, budget, memory)) return;
+    if (limits_ != nullptr) {
+      if (auto reason = limits_->Poll()) {
+        result.reason = *reason;
+        return;
+      }
+    }
+    result.reason += "; the exact search over one state per orbit of the thread symmetry stored " +
+                     std::to_string(num_states()) +
+                     " states and did not exhaust the state space within its budget of " +
+                     std::to_string(budget) +
+                     " successor calls and its share of memory (--exhaust-share)";
+  }
+
   bool answered() const { return answered_; }
   // Its states; Trace(record) is a concrete run to a state in the orbit of the form `record`.
   const Search& search() const { return search_; }
@@ -109,6 +130,7 @@ class OrbitSearch {
   static constexpr const char* kMemory = "its share of memory";
   AbstractTracker<Abs> tracker_;
   Search search_;
+  LimitWatch* limits_;
   double memory_cap_ = std::numeric_limits<double>::infinity();
   bool answered_ = false;
 };

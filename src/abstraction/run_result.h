@@ -46,6 +46,9 @@ struct RunResult {
   std::vector<RaiseEvent> schedule;
   Bounds plateau_start;           // bounds where the abstract set last grew
   std::uint64_t image_calls = 0;  // over the whole run, recomputations included
+  // States of the reached set taken from an earlier round's search (PlateauDriver::Adopt)
+  // without a successor call of this run.
+  std::uint64_t replayed_states = 0;
   std::uint64_t image_calls_before_plateau = 0;
   std::uint64_t closure_checks = 0;
   std::optional<std::uint32_t> violation_record;

@@ -50,8 +50,8 @@ class Explorer {
   static constexpr std::size_t kParallelMin = 2048;  // smaller blocks run on the caller alone
 
   Explorer(Model& model, Listener& listener, LimitWatch* limits = nullptr)
-      : model_(model),
-        listener_(listener),
+      : model_(&model),
+        listener_(&listener),
         limits_(limits),
         n_(model.num_threads()),
         states_(model.state_width()),
@@ -69,7 +69,7 @@ class Explorer {
       return Stop("bound above " + std::to_string(kMaxBound));
     }
     bounds_ = bounds;
-    model_.ForEachInitial([&](StateView s) {
+    model_->ForEachInitial([&](StateView s) {
       if (!stopped_) DiscoverState(s, n_ - 1, 0, 0, kNoParent);
     });
     return Drain();
@@ -88,6 +88,17 @@ class Explorer {
     frontier_.ResumeDelays(old_bound);
     return Drain();
   }
+
+  // Goes on with another model of the same program (the same state layout and successors: a
+  // later refinement round's, whose abstraction alone differs), another listener and limits.
+  void Rebind(Model& model, Listener& listener, LimitWatch* limits) {
+    model_ = &model;
+    listener_ = &listener;
+    limits_ = limits;
+    model_workers_.clear();
+  }
+  // Stops the search from outside (a listener shown stored states by someone else said stop).
+  void Halt(std::string reason) { Stop(std::move(reason)); }
 
   Bounds bounds() const { return bounds_; }
   bool stopped() const { return stopped_; }
@@ -159,7 +170,7 @@ class Explorer {
     return {path.rbegin(), path.rend()};
   }
   std::vector<std::uint32_t> SearchPathTo(std::uint32_t id) const {
-    return SearchPathBack(model_, records_, states_, id);
+    return SearchPathBack(*model_, records_, states_, id);
   }
 
   // Threads for the first phase of the expansion (1: none besides the caller). Models that are not
@@ -272,10 +283,10 @@ class Explorer {
   void RunBlock(std::span<const std::uint32_t> items, unsigned workers) {
     if (outputs_.size() < workers) outputs_.resize(workers);
     if (workers == 1) {
-      ComputeSuccessors(model_, items, /*lookup=*/false, outputs_[0]);
+      ComputeSuccessors(*model_, items, /*lookup=*/false, outputs_[0]);
       StoreInOrder(outputs_[0]);
     } else if constexpr (ConcurrentModel<Model>) {
-      while (model_workers_.size() < workers) model_workers_.emplace_back(model_);
+      while (model_workers_.size() < workers) model_workers_.emplace_back(*model_);
       const auto part = [&](unsigned w) {
         const std::size_t from = items.size() * w / workers;
         return items.subspan(from, items.size() * (w + 1) / workers - from);
@@ -427,7 +438,7 @@ class Explorer {
       if (stopped_) return;
       scratch_.resize(states_.width());
       states_.Get(state, scratch_.data());
-      if (!listener_.OnNewState(rec, StateView(scratch_))) Stop("listener");
+      if (!listener_->OnNewState(rec, StateView(scratch_))) Stop("listener");
     });
   }
 
@@ -446,7 +457,7 @@ class Explorer {
       slot = rec + 1;
       ++num_keys_;
       // `new_state` is the program state's words when it was stored just now.
-      if (!new_state.empty() && !listener_.OnNewState(rec, new_state)) Stop("listener");
+      if (!new_state.empty() && !listener_->OnNewState(rec, new_state)) Stop("listener");
       return;
     }
     const std::uint32_t key = slot - 1;  // the key's representative record
@@ -470,8 +481,8 @@ class Explorer {
     return rec;
   }
 
-  Model& model_;
-  Listener& listener_;
+  Model* model_;
+  Listener* listener_;
   LimitWatch* limits_;
   std::uint32_t n_;
   Bounds bounds_;

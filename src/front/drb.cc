@@ -107,6 +107,12 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
           "(proof), give its atoms to refinement as candidates (atoms), both (the default: the "
           "proof first) or neither (off)")
       ->check(CLI::IsMember({"both", "proof", "atoms", "off"}));
+  group
+      .add_option("--reuse-search", o.reuse_searches,
+                  "refinement: each round goes on from the Round-Robin search of the round before "
+                  "(the program is the same, only the abstraction grew) instead of searching "
+                  "again (on, the default); off: every round searches from the start")
+      ->check(CLI::IsMember({"on", "off"}));
   group.add_option("--max-value", o.max_value,
                    "explicit: a variable beyond +-this ends the search with 'unknown' "
                    "(default 100)");

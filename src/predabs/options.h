@@ -24,6 +24,8 @@ struct DrbOptions {
   std::int64_t max_value = 100;        // explicit: a larger |value| ends it with `unknown`
   bool refine = true;  // verify: a failed closure test refines the abstraction (docs/drb.md)
   HornUse horn = HornUse::kBoth;
+  // Refinement: a round goes on from the search of the round before (PlateauDriver::Adopt).
+  bool reuse_searches = true;
   // The Horn solver's first share without a time limit (the tests make it small to reach the
   // second attempt).
   unsigned horn_share_ms = kHornTimeoutMs;

@@ -75,6 +75,10 @@ struct RefineFigures {
   std::uint32_t backtracks = 0;             // predicates dropped again at a dead end
   std::string stopped;                      // why refinement stopped short of a proof
   std::vector<std::string> round_notes;     // per refinement: the break and the predicate chosen
+  // The Round-Robin searches of the rounds after the first: their successor calls, and the
+  // states they took on from the round before without one (--reuse-search).
+  std::uint64_t search_calls = 0;
+  std::uint64_t replayed_states = 0;
 };
 
 // Bounds on the search (documented in docs/drb.md).
@@ -135,6 +139,10 @@ class Refiner {
   const RefineFigures& figures() const { return figures_; }
   // Records that another round ran.
   void CountRound() { ++figures_.rounds; }
+  void CountSearch(std::uint64_t calls, std::uint64_t replayed) {
+    figures_.search_calls += calls;
+    figures_.replayed_states += replayed;
+  }
 
  private:
   // The source with `predicates` (lines after the current ones) appended as one block; null when

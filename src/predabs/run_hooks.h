@@ -9,11 +9,13 @@
 #include <any>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "abstraction/driver.h"
 #include "predabs/certificate.h"
 #include "predabs/describe.h"
 #include "predabs/model.h"
@@ -38,6 +40,14 @@ inline DrbKept KeptOf(const run::CountRun& run) {
   return kept != nullptr ? *kept : DrbKept{};
 }
 
+// Refinement: the Round-Robin search of each thread count's last run, for the next round's run
+// to take on (PlateauDriver::Adopt): every round has the same program, only the abstraction
+// grows, so a round goes on from what earlier rounds explored instead of starting over.
+struct SearchCache {
+  using Search = PlateauDriver<IntModel, PredicateAbstraction>::Search;
+  std::map<std::uint32_t, std::unique_ptr<Search>> by_count;
+};
+
 struct DrbHooks {
   const run::RunOptions& options;
   const DrbOptions& drb_options;
@@ -46,6 +56,26 @@ struct DrbHooks {
   IntModel& model;
   PredicateAbstraction& abs;
   bool fixed_count;
+  SearchCache* cache = nullptr;  // refinement's rounds (none: every run searches on its own)
+
+  // Before the run: an earlier round's search at this count, when the driver can take it on.
+  template <class Driver>
+  void TakeOn(Driver& driver) const {
+    if (cache == nullptr) return;
+    const auto found = cache->by_count.find(model.num_threads());
+    if (found != cache->by_count.end() && driver.Adopt(found->second)) cache->by_count.erase(found);
+  }
+  // After the run: its search, for the next round, when one may follow (no violation; for every
+  // count a round of runs that are each `safe` may still end unknown) and its states are
+  // readable by another model of the program (no interned big integer).
+  template <class Driver>
+  void HandOn(run::CountRun& out, Driver& driver) const {
+    if (cache == nullptr || out.result.verdict == Verdict::kViolation ||
+        options.command != run::Command::kVerify || model.values().num_big() != 0) {
+      return;
+    }
+    if (auto search = driver.Release()) cache->by_count[model.num_threads()] = std::move(search);
+  }
 
   std::string TooBig(StateView state) const {
     if (!model.HasValueBeyond(state, drb_options.max_value)) return {};
@@ -108,13 +138,10 @@ struct DrbHooks {
                             (!fixed_count && out.result.verdict == Verdict::kSafe);
     if (drb_options.refine && options.command == run::Command::kVerify && may_refine &&
         model.values().num_big() == 0) {
-      const auto& explorer = driver.explorer();
       auto sample = std::make_shared<std::vector<Word>>();
-      const std::size_t n = std::min(explorer.num_states(), kConcreteSample);
-      for (std::uint32_t id = 0; id < n; ++id) {
-        const std::vector<Word> state = explorer.state(id);
-        sample->insert(sample->end(), state.begin(), state.end());
-      }
+      driver.ForEachState(
+          [&](StateView state) { sample->insert(sample->end(), state.begin(), state.end()); },
+          kConcreteSample);
       kept.concrete_sample = std::move(sample);
     }
     out.kept = std::move(kept);

@@ -14,9 +14,13 @@
 namespace druba::predabs {
 namespace {
 
+// A round's runs hand their searches on to the next round's (run::RunCount calls the hooks only
+// when they fit the concept: say so here, where a mistake would silently switch reuse off).
+static_assert(run::SearchHandOn<DrbHooks, PlateauDriver<IntModel, PredicateAbstraction>>);
+
 run::CountRun RunOne(const DrbRequest& request, const Program& program, const AbstractionSpec& spec,
                      std::uint32_t n, LimitWatch& limits, bool fixed_count,
-                     const StrategyHooks& hooks) {
+                     const StrategyHooks& hooks, SearchCache* cache) {
   IntModel model(program, n);
   model.SetLimits(&limits);
   PredicateAbstraction abs(model, spec, request.drb.solver_timeout_ms);
@@ -24,7 +28,7 @@ run::CountRun RunOne(const DrbRequest& request, const Program& program, const Ab
   if (hooks.solver_log != nullptr) abs.SetSolverLog(*hooks.solver_log);
   const DrbDescriber kind{program, model, abs};
   const DrbHooks kind_hooks{request.options, request.drb, request.digest, program,
-                            model,           abs,         fixed_count};
+                            model,           abs,         fixed_count,    cache};
   return run::RunCount(model, abs, kind, kind_hooks, request.options, limits,
                        {hooks.progress, "threads=" + std::to_string(n) + " ", true});
 }
@@ -62,6 +66,9 @@ Round Refine(const DrbRequest& request, const ThreadCounts& threads, Refiner& re
     }
     refiner.CountRound();
     round = RunRound(later_request, refiner.program(), refiner.spec(), threads, limits, hooks);
+    for (const run::CountRun& run : round.runs) {
+      refiner.CountSearch(run.result.image_calls, run.result.replayed_states);
+    }
   }
   return round;
 }
@@ -186,8 +193,8 @@ Round RunRound(const DrbRequest& request, const Program& program, const Abstract
   round.counts = RunThreadCounts(
       program, spec, threads, request.drb.solver_timeout_ms, &limits, hooks.solver_log,
       [&](std::uint32_t n) {
-        round.runs.push_back(
-            RunOne(request, program, spec, n, limits, !threads.every_count_from_first, hooks));
+        round.runs.push_back(RunOne(request, program, spec, n, limits,
+                                    !threads.every_count_from_first, hooks, hooks.cache));
         const run::CountRun& one = round.runs.back();
         // The set stays valid while the run in `round` keeps its DrbKept.
         return CountOutcome{one.result.verdict, one.result.reason, KeptOf(one).abstract_set.get()};
@@ -198,11 +205,15 @@ Round RunRound(const DrbRequest& request, const Program& program, const Abstract
 Round Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
              const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
              std::optional<Refiner>& refiner, bool* refined) {
-  Round first = RunRound(request, program, chosen.spec(), threads, limits, hooks);
+  // Each round hands its searches on to the next, which goes on from them.
+  SearchCache cache;
+  StrategyHooks rounds = hooks;
+  if (request.drb.refine && request.drb.reuse_searches) rounds.cache = &cache;
+  Round first = RunRound(request, program, chosen.spec(), threads, limits, rounds);
   *refined = false;
   if (TryHorn(request, program, threads, first, limits, hooks)) return first;
   std::optional<Round> last =
-      RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, hooks);
+      RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, rounds);
   *refined = last && last->counts.verdict != Verdict::kUnknown;
   // Refinement did not decide either, and the solver ran out of its share: nothing else is left
   // to try but a longer attempt (a 3-thread bakery takes Spacer about 30 s).

@@ -33,11 +33,15 @@ struct DrbRequest {
   std::string digest;  // ContentDigest of `source` (certificates)
 };
 
+struct SearchCache;  // predabs/run_hooks.h
+
 // What the front end hands the strategy: sinks for debug lines and the progress line.
 struct StrategyHooks {
   const SolverLog* solver_log = nullptr;  // every solver query and model (null: quiet)
   const SolverLog* refine_log = nullptr;  // refinement's candidates, breaks and choices
   run::ProgressSink progress;             // the progress line (empty: none)
+  // The searches a round hands on to the next (Verify sets it for its rounds; null: none).
+  SearchCache* cache = nullptr;
 };
 
 // What the Horn solver did in a run (it runs at most once, at one thread count).

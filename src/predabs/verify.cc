@@ -69,22 +69,26 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
                                                          f.added.size() == 1 ? "" : "s");
   const std::string dropped =
       f.backtracks == 0 ? "" : fmt::format(", {} dropped again at dead ends", f.backtracks);
-  run::Section section{"refinement",
-                       {{"rounds", f.rounds},
-                        {"candidates", f.candidates},
-                        {"tests", f.tested},
-                        {"backtracks", f.backtracks},
-                        {"solver_queries", f.stats.queries},
-                        {"solver_time_s", f.stats.seconds},
-                        {"added", f.added},
-                        {"steps", f.round_notes},
-                        {"stopped", f.stopped},
-                        {"abstraction", block}},
-                       fmt::format("refinement: {} round{}, {}{} ({} candidates, {} tests, {} "
-                                   "solver queries ({:.2f} s))\n",
-                                   f.rounds, f.rounds == 1 ? "" : "s", kept, dropped, f.candidates,
-                                   f.tested, f.stats.queries, f.stats.seconds),
-                       run::Section::Place::kDetail};
+  run::Section section{
+      "refinement",
+      {{"rounds", f.rounds},
+       {"candidates", f.candidates},
+       {"tests", f.tested},
+       {"backtracks", f.backtracks},
+       {"solver_queries", f.stats.queries},
+       {"solver_time_s", f.stats.seconds},
+       {"search_calls", f.search_calls},
+       {"replayed_states", f.replayed_states},
+       {"added", f.added},
+       {"steps", f.round_notes},
+       {"stopped", f.stopped},
+       {"abstraction", block}},
+      fmt::format("refinement: {} round{}, {}{} ({} candidates, {} tests, {} "
+                  "solver queries ({:.2f} s); the later rounds' searches: {} "
+                  "successor calls, {} states taken on from the round before)\n",
+                  f.rounds, f.rounds == 1 ? "" : "s", kept, dropped, f.candidates, f.tested,
+                  f.stats.queries, f.stats.seconds, f.search_calls, f.replayed_states),
+      run::Section::Place::kDetail};
   // The last few steps (--json has every one).
   const std::size_t shown = std::min<std::size_t>(f.round_notes.size(), 3);
   if (shown < f.round_notes.size()) {

@@ -94,6 +94,7 @@ void CountJson(Json& j, const CountRun& run) {
   ProofJson(j, run);
   j["image_calls"] = r.image_calls;
   j["image_calls_final_plateau"] = r.image_calls - r.image_calls_before_plateau;
+  j["replayed_states"] = r.replayed_states;
   j["transitions"] = run.stats.transitions;
   j["reexpansions"] = run.stats.reexpansions;
   j["closure_checks"] = r.closure_checks;
@@ -207,6 +208,12 @@ std::string Statistics(const Report& report) {
       r.bounds.delays == 1 ? "" : "s", run.num_abstract, run.concrete_states, run.keys,
       run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
       run.stats.reexpansions);
+  if (r.replayed_states > 0) {
+    out += fmt::format(
+        "  {:12} of the concrete states taken on from earlier refinement rounds' searches, "
+        "without a successor call\n",
+        r.replayed_states);
+  }
   if (r.symmetric_exhaustion) {
     out += fmt::format(
         "  {:12} states stored by the search over one state per orbit ({} successor "

@@ -40,7 +40,8 @@ concept Describer = requires(const D& d, StateView state, const TraceStep& step,
 // name of its relation, the thread symmetry its exact search may reduce by, why explicit search
 // must stop at a state, the memory it keeps itself (stacks), and, once the run is over, what it
 // keeps of it (`Finish`: figures only it has, a `safe` verdict's certificate, what a later round
-// needs).
+// needs). Optional (SearchHandOn): for a kind whose runs come in rounds of one program, the
+// search an earlier round hands on.
 template <class H, class Driver>
 concept KindHooks = requires(const H& h, StateView state, CountRun& out, Driver& driver) {
   h.SetUpProperty(driver);
@@ -50,6 +51,14 @@ concept KindHooks = requires(const H& h, StateView state, CountRun& out, Driver&
   { h.TooBig(state) } -> std::convertible_to<std::string>;
   { h.ExtraBytes() } -> std::convertible_to<std::size_t>;
   h.Finish(out, driver);
+};
+
+// Kind hooks that hand a run's search on to the next round of the same program: `TakeOn` before
+// the run, `HandOn` after it (PlateauDriver::Adopt and Release).
+template <class H, class Driver>
+concept SearchHandOn = requires(const H& h, CountRun& out, Driver& driver) {
+  h.TakeOn(driver);
+  h.HandOn(out, driver);
 };
 
 // An abstraction whose abstract states and actions the report can name.
@@ -173,6 +182,7 @@ requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model,
     if (std::optional<OrbitSetup> orbits = hooks.ExhaustionSymmetry())
       driver.ExhaustUpToSymmetry(std::move(*orbits));
   }
+  if constexpr (SearchHandOn<H, PlateauDriver<Model, Abs>>) hooks.TakeOn(driver);
   if (setup.progress) InstallProgress(limits, driver, setup.progress, setup.progress_label);
   CountRun out;
   out.threads = model.num_threads();
@@ -214,6 +224,7 @@ requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model,
       return kind.DotAction(t, a);
     });
   }
+  if constexpr (SearchHandOn<H, PlateauDriver<Model, Abs>>) hooks.HandOn(out, driver);
   return out;
 }
 

@@ -106,6 +106,88 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
 }
 
 // The candidates of a small program, and a block that parses back to its abstraction.
+// A round that takes on the search of the round before (PlateauDriver::Adopt, abstraction/
+// replay.h) against one that searches from the start: random programs verified with a coarser
+// abstraction (the file's without its later predicates), whose search the next run adopts under
+// the file's. Without the exact search after a failed closure test the two runs must agree in
+// everything: verdict, schedule (each raise's bounds and new abstract states), final bounds,
+// abstract set and states. With it (the default), the adopted search may stand further out, so
+// only the answers are held: a `safe` set is the abstraction of the reachable states, a
+// violation is real and its trace ends in a failure.
+TEST(PredabsTest, RoundsTakeOnTheSearchOfTheRoundBefore) {
+  Generator gen(41);
+  std::size_t same = 0;
+  std::size_t replayed = 0;
+  std::size_t answered = 0;
+  for (int round = 0; round < testing::Sweep(80); ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const std::string text = gen.Program(n, 3 + round % 2, round % 2 == 0, 3, round % 3 != 2);
+    std::string coarse = text;  // p0 alone
+    for (const std::string p : {"  predicate p1:", "  predicate p2:"}) {
+      const std::size_t at = coarse.find(p);
+      coarse.erase(at, coarse.find('\n', at) + 1 - at);
+    }
+    const Program fine_program = ParseProgram(text, "random.drb");
+    const Program coarse_program = ParseProgram(coarse, "random.drb");
+    const double share = round % 2 == 0 ? 0 : 4;
+    using Driver = PlateauDriver<IntModel, PredicateAbstraction>;
+    IntModel coarse_model(coarse_program, n);
+    const PredicateAbstraction coarse_abs(coarse_model, coarse_program.abstractions[0], 5000);
+    Driver before(coarse_model, coarse_abs);
+    before.SetExhaustBudget(share);
+    if (before.Verify().verdict == Verdict::kViolation) continue;
+    std::unique_ptr<Driver::Search> search = before.Release();
+    ASSERT_NE(search, nullptr);
+    IntModel model(fine_program, n);
+    const PredicateAbstraction abs(model, fine_program.abstractions[0], 5000);
+    Driver adopting(model, abs);
+    adopting.SetExhaustBudget(share);
+    ASSERT_TRUE(adopting.Adopt(search)) << text;
+    const RunResult got = adopting.Verify();
+    replayed += got.replayed_states > 0;
+    IntModel fresh_model(fine_program, n);
+    const PredicateAbstraction fresh_abs(fresh_model, fine_program.abstractions[0], 5000);
+    Driver fresh(fresh_model, fresh_abs);
+    fresh.SetExhaustBudget(share);
+    const RunResult want = fresh.Verify();
+    if (share == 0) {
+      ASSERT_EQ(got.verdict, want.verdict) << text;
+      ASSERT_EQ(got.schedule.size(), want.schedule.size()) << text;
+      for (std::size_t i = 0; i < got.schedule.size(); ++i) {
+        EXPECT_EQ(got.schedule[i].after, want.schedule[i].after) << text;
+        EXPECT_EQ(got.schedule[i].new_abstract, want.schedule[i].new_abstract) << text;
+      }
+      EXPECT_EQ(got.bounds, want.bounds) << text;
+      EXPECT_EQ(adopting.num_states(), fresh.num_states()) << text;
+      EXPECT_EQ(StoreSet(adopting.abstract_states()), StoreSet(fresh.abstract_states())) << text;
+      ++same;
+      continue;
+    }
+    IntModel brute(fine_program, n);
+    const auto truth = AbstractSet(abs, Reachable(brute));
+    const bool fails =
+        std::any_of(truth.begin(), truth.end(), [](const auto& a) { return a.back() != 0; });
+    answered += got.verdict != Verdict::kUnknown;
+    if (got.verdict == Verdict::kSafe) {
+      EXPECT_FALSE(fails) << text;
+      EXPECT_EQ(StoreSet(adopting.abstract_states()), truth) << text;
+    }
+    if (got.verdict == Verdict::kViolation) {
+      ASSERT_TRUE(fails) << text;
+      const std::vector<TraceStep> trace = adopting.Trace(*got.violation_record);
+      ASSERT_FALSE(trace.empty()) << text;
+      EXPECT_TRUE(model.AnyThreadFailed(StateView(trace.back().state))) << text;
+    }
+  }
+  std::fprintf(stderr,
+               "RoundsTakeOn: %zu runs without the exact search agree with a search from the "
+               "start; %zu with it answered; %zu took states on\n",
+               same, answered, replayed);
+  EXPECT_GT(same, testing::AtLeastU(20));
+  EXPECT_GT(answered, testing::AtLeastU(15));
+  EXPECT_GT(replayed, testing::AtLeastU(30));
+}
+
 TEST(PredabsTest, RefinementCandidatesComeFromTheProgram) {
   const std::string text =
       "shared nat s = 0;\nshared nat t = 0;\nlocal int l = -1;\nthread T * 2 {\n"
