@@ -159,6 +159,11 @@ struct Program {
   // When the code tells threads apart by their numbers: where it first does, and how.
   SourceLocation asymmetric_at;
   std::string asymmetric_what;
+  // Ordered symmetry (drb/ordered.h): threads that tell each other apart only by comparing ids;
+  // when the program is not, where it first stops being and how.
+  bool ordered_symmetric = false;
+  SourceLocation unordered_at;
+  std::string unordered_what;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
 

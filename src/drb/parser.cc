@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "drb/ordered.h"
 #include "drb/parser_internal.h"
 
 namespace druba::drb {
@@ -273,6 +274,12 @@ void Parser::Finish() {
   if (code_asymmetric_.yes) {
     program_.asymmetric_at = code_asymmetric_.where;
     program_.asymmetric_what = code_asymmetric_.what;
+  }
+  const std::optional<OrderedBreach> unordered = OrderedSymmetryBreach(program_);
+  program_.ordered_symmetric = !unordered;
+  if (unordered) {
+    program_.unordered_at = unordered->where;
+    program_.unordered_what = unordered->what;
   }
 }
 

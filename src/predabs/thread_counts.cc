@@ -91,11 +91,18 @@ ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
             ? fmt::format("the model has {} thread templates", program.templates.size())
             : fmt::format("{}:{}:{} tells threads apart by their numbers: {}", at.file, at.line,
                           at.column, program.asymmetric_what);
+    const SourceLocation& o = program.unordered_at;
+    const std::string ordered =
+        program.ordered_symmetric
+            ? "; it is ordered-symmetric (its threads compare ids), and the every-count argument "
+              "for ordered ids is not built: check it one thread count at a time"
+            : fmt::format("; nor is it ordered-symmetric: {}:{}:{}: {}", o.file, o.line, o.column,
+                          program.unordered_what);
     throw InputError({"--threads", 0, 0},
                      "--threads N.. needs a symmetric program: one thread template, and in the "
                      "code and the abstraction no `self`, no fixed thread index and no quantified "
                      "thread used as a number (docs/drb.md); " +
-                         why);
+                         why + ordered);
   }
   counts.last =
       counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;

@@ -1,9 +1,17 @@
 // The .drb reader: accepted programs resolve as expected; every malformed input is an InputError
 // naming file, line and column.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "common/files.h"
 #include "drb/parser.h"
 #include "predabs/model.h"
 
@@ -54,6 +62,74 @@ TEST(DrbParserTest, SelfOrAFixedIndexMakesCodeOrAbstractionAsymmetric) {
   EXPECT_TRUE(spec.symmetric);
   EXPECT_FALSE(spec.abstractions[0].symmetric);
   EXPECT_TRUE(spec.abstractions[1].symmetric);
+}
+
+// Ordered symmetry (drb/ordered.h): each use of a thread id that keeps it, and each that breaks
+// it, named by line and column.
+TEST(DrbParserTest, OrderedSymmetryAllowsComparingIdsOnly) {
+  const std::string head =
+      "shared int owner = -1; shared int v[2] = -1; local int j = -1;\n"
+      "shared bool flag[threads] = false; local int k = 0;\n";
+  const std::vector<std::string> kept = {
+      "thread T * 3 { a: await forall i != self: i < self => !flag[i]; }",
+      "thread T * 3 { a: owner := self; b: assert owner == self; }",
+      "thread T * 3 { a: v[k] := self; b: await v[k] != self || owner < 0; }",
+      "thread T * 3 { a: owner := self; b: j := owner; c: if j != -1 then flag[j] := true; }",
+      "thread T * 3 { a: owner := -1; b: k := count(i: i < self); }",
+  };
+  for (const std::string& code : kept) {
+    const Program p = ParseProgram(head + code, "m.drb");
+    EXPECT_TRUE(p.ordered_symmetric) << code << ": " << p.unordered_what;
+    EXPECT_FALSE(p.symmetric) << code;
+  }
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"thread T * 3 { a: k := self + 1; }", "3:29 arithmetic on a thread id"},
+      {"thread T * 3 { a: assume self == 0; }", "3:31 a thread id compared with a number"},
+      {"thread T * 3 { a: assume pc[1] == a; }", "3:29 a fixed thread index"},
+      {"thread T * 3 { a: flag[k] := true; }", "3:24 a number as a thread index"},
+      {"thread T * 3 { a: k := v[self]; }", "3:26 a thread id as a fixed-size array's index"},
+      {"thread T * 3 { a: owner := self; b: owner := 2; }",
+       "3:46 `owner` holds thread ids and here a number"},
+      {"thread T * 3 { a: k := self; }", "2:46 `k` holds thread ids, and its initial value 0"},
+      {"thread T * 2 { a: skip; } thread U * 1 { b: skip; }", "3:27 a second thread template"},
+  };
+  for (const auto& [code, want] : broken) {
+    const Program p = ParseProgram(head + code, "m.drb");
+    EXPECT_FALSE(p.ordered_symmetric) << code;
+    const std::string got = std::to_string(p.unordered_at.line) + ":" +
+                            std::to_string(p.unordered_at.column) + " " + p.unordered_what;
+    EXPECT_TRUE(got.starts_with(want)) << code << "\n  got:  " << got << "\n  want: " << want;
+  }
+}
+
+// Which bundled models are ordered-symmetric: the ones the every-count argument for ordered ids
+// is for, and why each other one is not.
+TEST(DrbParserTest, BundledModelsThatAreOrderedSymmetric) {
+  std::set<std::string> ordered;
+  std::set<std::string> symmetric;
+  for (const auto& entry : std::filesystem::directory_iterator(DRUBA_SOURCE_DIR "/models")) {
+    if (entry.path().extension() != ".drb") continue;
+    const std::string name = entry.path().stem().string();
+    const Program p = ParseProgram(ReadFile(entry.path().string()), name + ".drb");
+    if (p.symmetric) symmetric.insert(name);
+    if (p.ordered_symmetric) ordered.insert(name);
+    if (p.symmetric) {
+      EXPECT_TRUE(p.ordered_symmetric) << name << ": " << p.unordered_what;
+    }
+    if (!p.symmetric) {
+      std::fprintf(stderr, "%-32s %s\n", name.c_str(),
+                   p.ordered_symmetric
+                       ? "ordered-symmetric"
+                       : (std::to_string(p.unordered_at.line) + ":" +
+                          std::to_string(p.unordered_at.column) + " " + p.unordered_what)
+                             .c_str());
+    }
+  }
+  std::set<std::string> ordered_only;
+  std::set_difference(ordered.begin(), ordered.end(), symmetric.begin(), symmetric.end(),
+                      std::inserter(ordered_only, ordered_only.end()));
+  EXPECT_EQ(ordered_only, (std::set<std::string>{"filter-lock", "filter-lock-broken", "szymanski",
+                                                 "szymanski-broken"}));
 }
 
 TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {

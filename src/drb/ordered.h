@@ -1,0 +1,31 @@
+// Ordered symmetry (docs/drb.md): a program whose threads run one template and use their numbers
+// only as thread ids, so that renaming the threads by a map that keeps their order (thread i of
+// N threads becomes thread f(i) of M >= N, f increasing) maps runs to runs. Such a program may
+// compare ids (`j < self`, `owner == self`), index per-thread entries by an id (`flag[j]`),
+// store ids in variables (`victim[lv] := self`, with a negative number for "no thread") and
+// range over the threads (`forall j != self: ...`, `count(...)`), but not compute with an id
+// (`self + 1`), compare one with a number (`j < 3`, `self == 0`), name a fixed thread (`pc[1]`)
+// or index a fixed-size array by one. The protocols that tell threads apart by comparing their
+// ids (a bakery's tie-break, Szymanski's `forall j < self`) are of this kind; a symmetric program
+// is one that does not compare ids either.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/diagnostics.h"
+#include "drb/ast.h"
+
+namespace druba::drb {
+
+// Where a program first stops being ordered-symmetric, and why.
+struct OrderedBreach {
+  SourceLocation where;
+  std::string what;
+};
+
+// The first place in the code (its templates, statements and initial values; not its abstraction
+// blocks) that keeps `program` from being ordered-symmetric; none when it is.
+std::optional<OrderedBreach> OrderedSymmetryBreach(const Program& program);
+
+}  // namespace druba::drb
