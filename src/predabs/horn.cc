@@ -510,7 +510,10 @@ HornResult SolveHornEitherForm(const Program& program, std::uint32_t threads, bo
   }
   const int w = winner.load();
   HornResult out = std::move(results[w >= 0 ? w : 0]);
-  if (w < 0 && stopped.load()) out.reason = "stopped by a limit or a signal";
+  if (w < 0 && stopped.load()) {
+    out.reason = "stopped by a limit or a signal";
+    out.out_of_time = false;
+  }
   out.seconds = clock.Seconds();
   return out;
 }
@@ -538,11 +541,15 @@ HornResult SolveWith(Solver& s, const Program& program, std::uint32_t threads, b
     return out;
   }
   out.rules = encoding.Rules();
+  const Stopwatch solving;
   out.answer = solver->HornSolve(timeout_ms);
   if (out.answer == SatResult::kUnsat && fits) {
     encoding.Read(out);
   } else if (out.answer == SatResult::kUnknown) {
     out.reason = solver->HornReason();
+    // Spacer says "canceled" both for its timeout and for an interrupt: the clock tells them
+    // apart (an interrupt that comes late is a limit, which SolveHornEitherForm says).
+    out.out_of_time = solving.Seconds() * 1000 >= 0.9 * timeout_ms;
   }
   out.seconds = clock.Seconds();
   return out;

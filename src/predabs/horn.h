@@ -58,6 +58,9 @@ struct HornResult {
   // counterexample the explorer will find or refute on its own); kUnknown: undecided.
   SatResult answer = SatResult::kUnknown;
   std::string reason;  // kUnknown: why
+  // kUnknown: the solver ran until its time share was over (not stopped by a limit or a signal,
+  // and not given up): a longer share may answer.
+  bool out_of_time = false;
   // kUnsat: the invariant's atoms as `.drb` text, each once, in the order met (atoms that name
   // what `.drb` text cannot, such as another thread's element of a local array, are left out).
   std::vector<std::string> atoms;

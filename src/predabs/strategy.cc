@@ -218,7 +218,7 @@ Round Verify(const DrbRequest& request, const Program& program, const ChosenAbst
   // Refinement did not decide either, and the solver ran out of its share: nothing else is left
   // to try but a longer attempt (a 3-thread bakery takes Spacer about 30 s).
   if (!*refined && first.horn && first.horn->result.answer == SatResult::kUnknown &&
-      first.horn->result.reason == "canceled" && !limits.Check() &&
+      first.horn->result.out_of_time && !limits.Check() &&
       TryHorn(request, program, threads, first, limits, hooks, /*second=*/true)) {
     return first;
   }
