@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "abstraction/abstraction.h"
+#include "abstraction/free_runs.h"
 #include "abstraction/orbits.h"
 #include "abstraction/replay.h"
 #include "abstraction/run_result.h"
@@ -161,22 +162,9 @@ class PlateauDriver {
   template <class TooBig>
   RunResult Explicit(TooBig&& too_big) {
     Stopwatch clock;
-    RunResult result;
     free_ = std::make_unique<FreeSearch<Model, AbstractTracker<Abs>>>(model_, *tracker_, limits_);
     free_->Run(too_big);
-    result.image_calls = free_->image_calls();
-    if (tracker_->violation_record()) {
-      result.verdict = Verdict::kViolation;
-      result.violation_record = tracker_->violation_record();
-      result.reason = "a reachable state violates the property";
-    } else if (free_->stopped()) {
-      result.verdict = Verdict::kUnknown;
-      result.reason = free_->stop_reason();
-    } else {
-      result.verdict = Verdict::kSafe;
-      result.proof = Proof::kExhausted;
-      result.reason = "explicit: every state reachable under free scheduling was explored";
-    }
+    RunResult result = ExplicitAnswer(*free_, *tracker_);
     result.time_s = clock.Seconds();
     return result;
   }
@@ -206,14 +194,7 @@ class PlateauDriver {
   // successor calls, stopped the search first. Costs up to a whole explicit search.
   std::vector<TraceStep> ShortestTrace(
       std::uint64_t max_calls = std::numeric_limits<std::uint64_t>::max()) {
-    AbstractTracker<Abs> tracker(abs_);
-    if (concrete_) tracker.CheckConcrete(concrete_);
-    FreeSearch<Model, AbstractTracker<Abs>> bfs(model_, tracker, limits_);
-    bfs.SetBudget(max_calls);
-    bfs.Run([](StateView /*state*/) { return std::string(); });
-    if (!tracker.violation_record()) return {};
-    const std::vector<TraceStep> steps = bfs.Trace(*tracker.violation_record());
-    return AsRoundRobin(model_, steps.front().state, StepsOf(steps));
+    return ShortestViolatingRun(model_, abs_, concrete_, limits_, max_calls);
   }
   // Whether a violation comes with its trace. The search keeps no parent links either way (a
   // trace is found backwards over the stored records: Explorer::SearchPathTo).
