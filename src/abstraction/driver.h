@@ -295,7 +295,8 @@ class PlateauDriver {
   // apply.
   bool Adopt(std::unique_ptr<Search>& search) {
     if (!search || mode_ != Mode::kDruba || sandwich_ || (orbits_ && exhaust_share_ > 0) ||
-        search->num_threads() != explorer_->num_threads() || search->stopped()) {
+        search->num_threads() != explorer_->num_threads() || search->stopped() ||
+        search->state_width() != model_.state_width()) {
       return false;
     }
     explorer_ = std::move(search);

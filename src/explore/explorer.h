@@ -118,6 +118,7 @@ class Explorer {
   std::uint32_t num_threads() const { return n_; }
 
   std::size_t num_states() const { return states_.size(); }
+  std::size_t state_width() const { return states_.width(); }
   std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
   std::size_t parked_moves() const { return frontier_.parked_moves(); }
