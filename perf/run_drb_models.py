@@ -8,6 +8,10 @@ With --proofs, one row per `verify` line with a fixed thread count instead: |O| 
 proof's upper bound, computed first), whether it is exact, the proof that answered and where, and
 the wall time by default (the paper's proof alone) and with --upper-bound joint (fastest of 3).
 
+With --reuse, one row per `verify` line whose run refines: the later rounds' successor calls and
+the states they took on from the round before, with --reuse-search on (the default) and off, and
+the wall times (fastest of --repeat, default 3, each a whole process).
+
 With --certificates, one row per `safe` line of every model (.drb and .pds): `verify
 --certificate` with the line's options, then `druba check`, each a whole process (fastest of 3):
 the certificate's kind and size, both wall times and the checker's verdict."""
@@ -27,7 +31,11 @@ def main():
     parser.add_argument("--druba", default=os.path.join(root, "build", "druba"))
     parser.add_argument("--proofs", action="store_true")
     parser.add_argument("--certificates", action="store_true")
+    parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if args.reuse:
+        return reuse(args, root)
     if args.proofs:
         return proofs(args, root)
     if args.certificates:
@@ -106,6 +114,43 @@ def proofs(args, root):
 # The options a header line's fields stand for (tests/check_model.cmake reads them the same way).
 OPTIONS = {"threads": "--threads", "abstraction": "--abstraction", "exhaust": "--exhaust-share",
            "mode": "--mode", "refine": "--refine", "top": "--top"}
+
+
+def reuse(args, root):
+    print("| model | options | verdict | rounds | calls (on) | taken on (on) | calls (off) | "
+          "time on s | time off s | on/off |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(root, "models", "*.drb"))):
+        with open(path) as f:
+            lines = [l for l in f if re.match(r"# druba-expect:", l)]
+        for line in lines:
+            fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
+            if fields.get("refine") == "off":
+                continue
+            options = [o for key, flag in OPTIONS.items() if key in fields
+                       for o in (flag, fields[key])]
+
+            def run(flag):
+                best = None
+                for _ in range(args.repeat):
+                    start = time.monotonic()
+                    out = subprocess.run([args.druba, "verify", path, "--json", "--reuse-search",
+                                          flag] + options, capture_output=True, text=True).stdout
+                    seconds = time.monotonic() - start
+                    report = json.loads(out)
+                    if best is None or seconds < best[1]:
+                        best = (report, seconds)
+                return best
+
+            on, on_s = run("on")
+            refinement = on.get("refinement")
+            if not refinement or refinement.get("rounds", 1) < 2:
+                continue
+            off, off_s = run("off")
+            print(f"| {os.path.basename(path)} | {' '.join(options)} | {on['verdict']} | "
+                  f"{refinement['rounds']} | {refinement['search_calls']} | "
+                  f"{refinement['replayed_states']} | {off['refinement']['search_calls']} | "
+                  f"{on_s:.2f} | {off_s:.2f} | {on_s / off_s:.2f} |")
 
 
 def certificates(args, root):
