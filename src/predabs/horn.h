@@ -57,18 +57,18 @@ struct HornResult {
   // kUnsat: an inductive invariant excludes every failure; kSat: a failure is derivable (a
   // counterexample the explorer will find or refute on its own); kUnknown: undecided.
   SatResult answer = SatResult::kUnknown;
-  std::string reason;  // kUnknown: why
+  HornForm form = HornForm::kTuples;  // the encoding that answered (or was tried)
   // kUnknown: the solver ran until its time share was over (not stopped by a limit or a signal,
   // and not given up): a longer share may answer.
   bool out_of_time = false;
+  std::string reason;  // kUnknown: why
   // kUnsat: the invariant's atoms as `.drb` text, each once, in the order met (atoms that name
   // what `.drb` text cannot, such as another thread's element of a local array, are left out).
   std::vector<std::string> atoms;
   // kUnsat, when every relation's interpretation has `.drb` text: the invariant per location
   // tuple, tuples no state reaches left out.
   std::vector<LocatedFormula> invariant;
-  HornForm form = HornForm::kTuples;  // the encoding that answered (or was tried)
-  std::size_t tuples = 0;             // location tuples the control flow reaches
+  std::size_t tuples = 0;  // location tuples the control flow reaches
   std::size_t rules = 0;
   double seconds = 0;
 };
