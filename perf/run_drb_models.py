@@ -80,35 +80,31 @@ def proofs(args, root):
     print("| model | threads | verdict | abstract | O | O exact | proof | at r,d | before s "
           "(default) | --upper-bound joint s | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for path in sorted(glob.glob(os.path.join(root, "models", "*.drb"))):
-        with open(path) as f:
-            lines = [l for l in f if re.match(r"# druba-expect:", l)]
-        for line in lines:
-            fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
-            if fields.get("threads", "").endswith(".."):
-                continue
-            cmd = [args.druba, "verify", path, "--json"]
-            if "threads" in fields:
-                cmd += ["--threads", fields["threads"]]
-            if "abstraction" in fields:
-                cmd += ["--abstraction", fields["abstraction"]]
+    for path, fields in header_lines(root):
+        if fields.get("threads", "").endswith(".."):
+            continue
+        cmd = [args.druba, "verify", path, "--json"]
+        if "threads" in fields:
+            cmd += ["--threads", fields["threads"]]
+        if "abstraction" in fields:
+            cmd += ["--abstraction", fields["abstraction"]]
 
-            def last(extra):
-                out = subprocess.run(cmd + extra, capture_output=True, text=True).stdout
-                return json.loads(out)["runs"][-1]
+        def last(extra):
+            out = subprocess.run(cmd + extra, capture_output=True, text=True).stdout
+            return json.loads(out)["runs"][-1]
 
-            def fastest(extra):
-                return min((last(extra) for _ in range(3)), key=lambda r: r["time_s"])
+        def fastest(extra):
+            return min((last(extra) for _ in range(3)), key=lambda r: r["time_s"])
 
-            before = fastest([])  # the default: the paper's proof alone for .drb
-            after = fastest(["--upper-bound", "joint"])
-            upper = after["upper_bound"]
-            exact = after["verdict"] == "safe" and after["abstract_states"] == upper
-            ratio = after["time_s"] / before["time_s"] if before["time_s"] > 0 else 0
-            print(f"| {os.path.basename(path)} | {after['threads']} | {after['verdict']} | "
-                  f"{after['abstract_states']} | {upper} | {'yes' if exact else 'no'} | "
-                  f"{after['proof']} | {after['rounds']},{after['delays']} | "
-                  f"{before['time_s']:.3f} | {after['time_s']:.3f} | {ratio:.2f} |")
+        before = fastest([])  # the default: the paper's proof alone for .drb
+        after = fastest(["--upper-bound", "joint"])
+        upper = after["upper_bound"]
+        exact = after["verdict"] == "safe" and after["abstract_states"] == upper
+        ratio = after["time_s"] / before["time_s"] if before["time_s"] > 0 else 0
+        print(f"| {os.path.basename(path)} | {after['threads']} | {after['verdict']} | "
+              f"{after['abstract_states']} | {upper} | {'yes' if exact else 'no'} | "
+              f"{after['proof']} | {after['rounds']},{after['delays']} | "
+              f"{before['time_s']:.3f} | {after['time_s']:.3f} | {ratio:.2f} |")
 
 
 # The options a header line's fields stand for (tests/check_model.cmake reads them the same way).
@@ -116,41 +112,52 @@ OPTIONS = {"threads": "--threads", "abstraction": "--abstraction", "exhaust": "-
            "mode": "--mode", "refine": "--refine", "top": "--top"}
 
 
+def header_lines(root, extensions=("drb",), keep=lambda line: True):
+    """Yields (path, fields) for every `# druba-expect:` line that `keep` accepts, of the models
+    with these extensions, in file order."""
+    paths = sorted(p for e in extensions for p in glob.glob(os.path.join(root, "models", "*." + e)))
+    for path in paths:
+        with open(path) as f:
+            lines = [l for l in f if re.match(r"# druba-expect:", l) and keep(l)]
+        for line in lines:
+            yield path, dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
+
+
+def options_of(fields):
+    """The command-line options a header line's fields stand for."""
+    return [o for key, flag in OPTIONS.items() if key in fields for o in (flag, fields[key])]
+
+
 def reuse(args, root):
     print("| model | options | verdict | rounds | calls (on) | taken on (on) | calls (off) | "
           "time on s | time off s | on/off |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for path in sorted(glob.glob(os.path.join(root, "models", "*.drb"))):
-        with open(path) as f:
-            lines = [l for l in f if re.match(r"# druba-expect:", l)]
-        for line in lines:
-            fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
-            if fields.get("refine") == "off":
-                continue
-            options = [o for key, flag in OPTIONS.items() if key in fields
-                       for o in (flag, fields[key])]
+    for path, fields in header_lines(root):
+        if fields.get("refine") == "off":
+            continue
+        options = options_of(fields)
 
-            def run(flag):
-                best = None
-                for _ in range(args.repeat):
-                    start = time.monotonic()
-                    out = subprocess.run([args.druba, "verify", path, "--json", "--reuse-search",
-                                          flag] + options, capture_output=True, text=True).stdout
-                    seconds = time.monotonic() - start
-                    report = json.loads(out)
-                    if best is None or seconds < best[1]:
-                        best = (report, seconds)
-                return best
+        def run(flag):
+            best = None
+            for _ in range(args.repeat):
+                start = time.monotonic()
+                out = subprocess.run([args.druba, "verify", path, "--json", "--reuse-search",
+                                      flag] + options, capture_output=True, text=True).stdout
+                seconds = time.monotonic() - start
+                report = json.loads(out)
+                if best is None or seconds < best[1]:
+                    best = (report, seconds)
+            return best
 
-            on, on_s = run("on")
-            refinement = on.get("refinement")
-            if not refinement or refinement.get("rounds", 1) < 2:
-                continue
-            off, off_s = run("off")
-            print(f"| {os.path.basename(path)} | {' '.join(options)} | {on['verdict']} | "
-                  f"{refinement['rounds']} | {refinement['search_calls']} | "
-                  f"{refinement['replayed_states']} | {off['refinement']['search_calls']} | "
-                  f"{on_s:.2f} | {off_s:.2f} | {on_s / off_s:.2f} |")
+        on, on_s = run("on")
+        refinement = on.get("refinement")
+        if not refinement or refinement.get("rounds", 1) < 2:
+            continue
+        off, off_s = run("off")
+        print(f"| {os.path.basename(path)} | {' '.join(options)} | {on['verdict']} | "
+              f"{refinement['rounds']} | {refinement['search_calls']} | "
+              f"{refinement['replayed_states']} | {off['refinement']['search_calls']} | "
+              f"{on_s:.2f} | {off_s:.2f} | {on_s / off_s:.2f} |")
 
 
 def certificates(args, root):
@@ -158,45 +165,38 @@ def certificates(args, root):
     print("| model | options | proof | kind | certificate bytes | verify s | check s | "
           "check/verify | check |")
     print("|---|---|---|---|---|---|---|---|---|")
-    paths = sorted(glob.glob(os.path.join(root, "models", "*.drb")) +
-                   glob.glob(os.path.join(root, "models", "*.pds")))
     with tempfile.TemporaryDirectory() as scratch:
         cert = os.path.join(scratch, "certificate.json")
-        for path in paths:
-            with open(path) as f:
-                lines = [l for l in f if re.match(r"# druba-expect:", l) and "verdict=safe" in l]
-            for line in lines:
-                fields = dict(re.findall(r"(\w[\w-]*)=([^ \n]+)", line))
-                options = [o for key, flag in OPTIONS.items() if key in fields
-                           for o in (flag, fields[key])]
-                if fields.get("deadlock") == "1":
-                    options.append("--deadlock")
+        for path, fields in header_lines(root, ("drb", "pds"), lambda l: "verdict=safe" in l):
+            options = options_of(fields)
+            if fields.get("deadlock") == "1":
+                options.append("--deadlock")
 
-                def timed(cmd):
-                    best = None
-                    for _ in range(3):
-                        start = time.time()
-                        out = subprocess.run(cmd, capture_output=True, text=True)
-                        wall = time.time() - start
-                        best = (wall, out) if best is None or wall < best[0] else best
-                    return best
+            def timed(cmd):
+                best = None
+                for _ in range(3):
+                    start = time.time()
+                    out = subprocess.run(cmd, capture_output=True, text=True)
+                    wall = time.time() - start
+                    best = (wall, out) if best is None or wall < best[0] else best
+                return best
 
-                verify_s, out = timed([args.druba, "verify", path, "--json", "--certificate", cert]
-                                      + options)
-                report = json.loads(out.stdout)
-                proof = report.get("proof") or report["runs"][-1].get("proof", "-")
-                if not os.path.exists(cert):
-                    print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | - | - | "
-                          f"{verify_s:.3f} | - | - | no certificate |")
-                    continue
-                with open(cert) as f:
-                    kind = json.load(f)["kind"] + (" (every count)" if ".." in
-                                                   fields.get("threads", "") else "")
-                check_s, checked = timed([args.druba, "check", path, "--certificate", cert])
-                print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | {kind} | "
-                      f"{os.path.getsize(cert)} | {verify_s:.3f} | {check_s:.3f} | "
-                      f"{check_s / verify_s:.2f} | {checked.stdout.split(':')[0]} |")
-                os.remove(cert)
+            verify_s, out = timed([args.druba, "verify", path, "--json", "--certificate", cert]
+                                  + options)
+            report = json.loads(out.stdout)
+            proof = report.get("proof") or report["runs"][-1].get("proof", "-")
+            if not os.path.exists(cert):
+                print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | - | - | "
+                      f"{verify_s:.3f} | - | - | no certificate |")
+                continue
+            with open(cert) as f:
+                kind = json.load(f)["kind"] + (" (every count)" if ".." in
+                                               fields.get("threads", "") else "")
+            check_s, checked = timed([args.druba, "check", path, "--certificate", cert])
+            print(f"| {os.path.basename(path)} | {' '.join(options)} | {proof} | {kind} | "
+                  f"{os.path.getsize(cert)} | {verify_s:.3f} | {check_s:.3f} | "
+                  f"{check_s / verify_s:.2f} | {checked.stdout.split(':')[0]} |")
+            os.remove(cert)
 
 
 if __name__ == "__main__":
