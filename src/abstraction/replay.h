@@ -53,7 +53,7 @@ class SearchReplay {
       const std::uint32_t rec = pending_[i];
       const NodeRecord& node = search.record(rec);
       if (shown_[node.state]) continue;
-      if (node.rounds > target.rounds || node.delays > target.delays) {
+      if (!Dominates(node, target.rounds, target.delays)) {  // beyond the target
         pending_[kept++] = rec;
         continue;
       }
