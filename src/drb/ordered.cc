@@ -28,6 +28,9 @@ class Checker {
         shared_ids_(program.shared.size(), false),
         local_ids_(program.locals.size(), false) {}
 
+  const std::vector<bool>& shared_ids() const { return shared_ids_; }
+  const std::vector<bool>& local_ids() const { return local_ids_; }
+
   std::optional<OrderedBreach> Run() {
     if (program_.templates.size() > 1) {
       return OrderedBreach{program_.templates[1].where, "a second thread template"};
@@ -199,6 +202,12 @@ class Checker {
 
 std::optional<OrderedBreach> OrderedSymmetryBreach(const Program& program) {
   return Checker(program).Run();
+}
+
+IdVariables IdHolders(const Program& program) {
+  Checker checker(program);
+  checker.Run();
+  return {checker.shared_ids(), checker.local_ids()};
 }
 
 }  // namespace druba::drb

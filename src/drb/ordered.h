@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/diagnostics.h"
 #include "drb/ast.h"
@@ -27,5 +28,13 @@ struct OrderedBreach {
 // The first place in the code (its templates, statements and initial values; not its abstraction
 // blocks) that keeps `program` from being ordered-symmetric; none when it is.
 std::optional<OrderedBreach> OrderedSymmetryBreach(const Program& program);
+
+// The variables that hold thread ids (by index into Program::shared and ::locals), as the check
+// above infers them.
+struct IdVariables {
+  std::vector<bool> shared;
+  std::vector<bool> locals;
+};
+IdVariables IdHolders(const Program& program);
 
 }  // namespace druba::drb

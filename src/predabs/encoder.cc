@@ -32,9 +32,18 @@ ThreadCount Encoder::Symbolic(std::uint32_t min, std::vector<Term>& facts) {
   return c;
 }
 
+ThreadCount Encoder::Ordered(std::uint32_t min, std::vector<Term>& facts) {
+  ThreadCount c;
+  c.ordered = true;
+  c.n = s_.FreshInt("n");
+  facts.push_back(s_.Le(s_.Num(min), c.n));
+  c.zero = s_.Num(0);
+  return c;
+}
+
 SymState Encoder::FreshState(const std::string& tag, const ThreadCount& count) {
   const auto array = [&](const std::string& name) {
-    return count.fixed ? s_.FreshIntArray(name) : s_.FreshThreadArray(name, false);
+    return count.fixed || count.ordered ? s_.FreshIntArray(name) : s_.FreshThreadArray(name, false);
   };
   SymState out;
   for (const Variable& v : program_.shared) out.shared.push_back(s_.FreshInt(tag + "." + v.name));
@@ -103,7 +112,7 @@ Term Encoder::CountValue(const Expr& e, const SymState& state, const ThreadCount
 }
 
 Term Encoder::InRange(Term k, const ThreadCount& count) {
-  if (!count.fixed) return s_.Select(count.alive, k);
+  if (!count.fixed && !count.ordered) return s_.Select(count.alive, k);
   return s_.And({s_.Le(s_.Num(0), k), s_.Lt(k, count.n)});
 }
 
@@ -213,6 +222,15 @@ Term Encoder::Eval(const Expr& expr, const SymState& state, const ThreadCount& c
   const Term value = EvalIn(expr, state, count, self, slots, &errors);
   if (errors.empty()) return value;
   return s_.And({value, s_.Not(s_.Or(errors))});
+}
+
+Term Encoder::Instance(const Expr& quantified, const SymState& state, const ThreadCount& count,
+                       Term self, Term thread) {
+  std::vector<Term> slots(program_.num_slots, 0);
+  std::vector<Term> errors;
+  slots[quantified.var] = thread;
+  const Term value = EvalIn(*quantified.args[0], state, count, self, slots, &errors);
+  return errors.empty() ? value : s_.And({value, s_.Not(s_.Or(errors))});
 }
 
 Term Encoder::AtLeast(const Expr& e, const Int& k, const SymState& state, const ThreadCount& count,

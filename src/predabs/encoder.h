@@ -51,12 +51,15 @@ struct SymState {
 };
 
 // Fixed: threads are the integers 0..n-1. Symbolic: threads are elements of an uninterpreted
-// sort, the program's threads are those in `alive`, and thread 0 is `zero`.
+// sort, the program's threads are those in `alive`, and thread 0 is `zero`. Ordered: symbolic, but
+// threads are the integers 0..n-1 with n a solver variable (ids compared, stored and used as
+// indices as at a fixed count; quantifiers stay quantifiers).
 struct ThreadCount {
   std::optional<std::uint32_t> fixed;
   Term n = 0;      // the thread count: fixed, the numeral; symbolic, an Int of at least the min
   Term zero = 0;   // thread 0
   Term alive = 0;  // symbolic: Thread -> Bool
+  bool ordered = false;
 };
 
 class Encoder {
@@ -87,14 +90,20 @@ class Encoder {
   ThreadCount Fixed(std::uint32_t n) { return {n, s_.Num(n), s_.Num(0), 0}; }
   // A symbolic count of at least `min` threads; the constraints that say so go to `facts`.
   ThreadCount Symbolic(std::uint32_t min, std::vector<Term>& facts);
+  // An ordered symbolic count of at least `min` threads (n >= min goes to `facts`).
+  ThreadCount Ordered(std::uint32_t min, std::vector<Term>& facts);
   SymState FreshState(const std::string& tag, const ThreadCount& count);
   // A fresh thread variable (for quantifiers and symbolic actors).
   Term FreshThread(const ThreadCount& count, const std::string& hint) {
-    return count.fixed ? s_.FreshInt(hint) : s_.FreshThread(hint);
+    return count.fixed || count.ordered ? s_.FreshInt(hint) : s_.FreshThread(hint);
   }
   Term ThreadNumber(const ThreadCount& count, std::uint32_t i) {
     return i == 0 ? count.zero : s_.Num(i);
   }
+  // The body of `forall`/`exists` expression `quantified` for the thread `thread` in `state` from
+  // thread `self`'s view, false where its evaluation fails (as Eval).
+  Term Instance(const Expr& quantified, const SymState& state, const ThreadCount& count, Term self,
+                Term thread);
 
   // Whether k is one of the program's threads.
   Term InRange(Term k, const ThreadCount& count);

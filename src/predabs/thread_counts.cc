@@ -84,25 +84,13 @@ ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
     throw InputError({"--threads", 0, 0},
                      "the model has several thread templates; their counts are fixed in the file");
   }
-  if (counts.every_count_from_first && !program.symmetric) {  // the abstraction is checked later
-    const SourceLocation& at = program.asymmetric_at;
-    const std::string why =
-        program.templates.size() != 1
-            ? fmt::format("the model has {} thread templates", program.templates.size())
-            : fmt::format("{}:{}:{} tells threads apart by their numbers: {}", at.file, at.line,
-                          at.column, program.asymmetric_what);
-    const SourceLocation& o = program.unordered_at;
-    const std::string ordered =
-        program.ordered_symmetric
-            ? "; it is ordered-symmetric (its threads compare ids), and the every-count argument "
-              "for ordered ids is not built: check it one thread count at a time"
-            : fmt::format("; nor is it ordered-symmetric: {}:{}:{}: {}", o.file, o.line, o.column,
-                          program.unordered_what);
+  // Symmetric programs get the closure across counts, the others of one template the invariants
+  // from finite instances (ordered_invariant.h).
+  if (counts.every_count_from_first && program.templates.size() != 1) {
     throw InputError({"--threads", 0, 0},
-                     "--threads N.. needs a symmetric program: one thread template, and in the "
-                     "code and the abstraction no `self`, no fixed thread index and no quantified "
-                     "thread used as a number (docs/drb.md); " +
-                         why + ordered);
+                     fmt::format("--threads N.. needs a program of one thread template (this one "
+                                 "has {}: their counts are fixed in the file)",
+                                 program.templates.size()));
   }
   counts.last =
       counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;

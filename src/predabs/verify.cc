@@ -10,6 +10,7 @@
 #include "common/diagnostics.h"
 #include "predabs/certificate.h"
 #include "predabs/describe.h"
+#include "predabs/ordered_invariant.h"
 #include "predabs/refine.h"
 #include "predabs/run_hooks.h"
 #include "predabs/thread_counts.h"
@@ -171,6 +172,90 @@ void AddHorn(const HornFigures& horn, run::Report& report) {
   report.sections.push_back({"horn", json, text + "\n", run::Section::Place::kDetail});
 }
 
+// `--threads N..` on an ordered-symmetric program (ordered_invariant.h): the invariants from
+// finite instances, and a run at one count for the report (at the smallest count that fails, or
+// at N, whose verdict the proof then replaces).
+run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
+                          const ThreadCounts& threads, LimitWatch& limits,
+                          const StrategyHooks& hooks) {
+  const Stopwatch clock;
+  const OrderedResult proof = ProveEveryOrderedCount(request.source, program, threads.first,
+                                                     std::min(threads.last, threads.first + 2),
+                                                     request.drb.solver_timeout_ms, &limits);
+  DrbOptions drb = request.drb;
+  drb.threads =
+      std::to_string(proof.verdict == Verdict::kViolation ? proof.violation_at : threads.first);
+  if (proof.verdict != Verdict::kViolation) {  // the proof answers: the run is for the report
+    drb.refine = false;
+    drb.horn = HornUse::kOff;
+  }
+  run::Report report =
+      VerifyReport({request.options, drb, request.source, request.digest}, program, limits, hooks);
+  report.header["threads"] = threads.Text();
+  report.subject = "threads " + threads.Text() + ", invariants from finite instances";
+  const OrderedFigures& f = proof.figures;
+  run::Json instances = run::Json::array();
+  std::string counts;
+  for (const OrderedFigures::Instance& i : f.instances) {
+    instances.push_back({{"threads", i.threads},
+                         {"states", i.states},
+                         {"complete", i.complete},
+                         {"failed", i.failed}});
+    counts +=
+        fmt::format("{}{} threads: {} states{}", counts.empty() ? "" : ", ", i.threads, i.states,
+                    i.failed     ? " (a thread failed)"
+                    : i.complete ? ""
+                                 : " (stopped)");
+  }
+  run::Section section{
+      "ordered_invariant",
+      {{"instances", instances},
+       {"candidates", f.candidates},
+       {"dropped", f.dropped},
+       {"kept", proof.invariant.size()},
+       {"solver_queries", f.queries},
+       {"seconds", f.seconds},
+       {"reason", proof.reason},
+       {"invariant", proof.invariant}},
+      fmt::format("  every thread count >= {}: invariants from finite instances ({}): {} "
+                  "candidates, {} dropped by the checks for every count, {} kept ({} solver "
+                  "queries, {:.2f} s)\n",
+                  threads.first, counts, f.candidates, f.dropped, proof.invariant.size(), f.queries,
+                  f.seconds),
+      run::Section::Place::kWhy};
+  if (proof.verdict == Verdict::kSafe && (request.options.deadlock || program.check_deadlock)) {
+    report.verdict = Verdict::kUnknown;
+    report.reason = proof.reason +
+                    "; but deadlock freedom is proved for one thread count at a time (by "
+                    "exhaustion), not for every count: give --threads N";
+  } else if (proof.verdict == Verdict::kSafe) {
+    report.verdict = Verdict::kSafe;
+    report.reason = proof.reason;
+    run::CountRun& run = report.runs.back();
+    run.result.verdict = Verdict::kSafe;
+    run.result.reason = proof.reason;
+    run.result.proof = Proof::kInvariant;
+    run.closure_break.reset();
+    run.closure_breaks.clear();
+    run.disrespecting.clear();
+    run.certificate = OrderedCertificate(request.digest, threads.first, proof.invariant);
+    run.certificate_note.clear();
+    report.next.clear();
+    report.listed = 0;
+    section.text += "  the invariant (every thread `self` satisfies each):\n" +
+                    OrderedInvariantBlock(proof.invariant);
+  } else if (proof.verdict == Verdict::kUnknown) {
+    report.reason = proof.reason + fmt::format(" (at {} threads alone: {}, {})", threads.first,
+                                               VerdictName(report.verdict), report.reason);
+    report.verdict = Verdict::kUnknown;
+  } else if (report.verdict == Verdict::kViolation) {
+    report.reason += fmt::format(", at {} threads", proof.violation_at);
+  }
+  report.sections.insert(report.sections.begin(), std::move(section));
+  report.time_s = clock.Seconds();
+  return report;
+}
+
 }  // namespace
 
 run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
@@ -178,6 +263,14 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
   const run::RunOptions& options = request.options;
   const ThreadCounts threads =
       ParseThreadCounts(request.drb.threads, program, request.drb.max_threads);
+  if (threads.every_count_from_first && !program.symmetric) {
+    if (options.command == run::Command::kTest) {
+      throw InputError({"--threads", 0, 0},
+                       "druba test explores one thread count; give --threads N");
+    }
+    CheckCountsForEveryCount(program, {});
+    return VerifyOrdered(request, program, threads, limits, hooks);
+  }
   const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
   if (threads.every_count_from_first) CheckCountsForEveryCount(program, chosen.spec());
   if (threads.every_count_from_first && options.command == run::Command::kTest) {

@@ -16,7 +16,9 @@ namespace {
 class Z3Solver final : public Solver {
  public:
   explicit Z3Solver(unsigned timeout_ms)
-      : thread_sort_(context_.uninterpreted_sort("Thread")), solver_(context_) {
+      : thread_sort_(context_.uninterpreted_sort("Thread")),
+        solver_(context_),
+        timeout_ms_(timeout_ms) {
     z3::params params(context_);
     params.set("timeout", timeout_ms);
     params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
@@ -92,6 +94,7 @@ class Z3Solver final : public Solver {
   }
 
   void SetTimeout(unsigned timeout_ms) override {
+    timeout_ms_ = timeout_ms;
     z3::params params(context_);
     params.set("timeout", timeout_ms);
     params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
@@ -101,6 +104,7 @@ class Z3Solver final : public Solver {
   void Pop() override { solver_.pop(); }
   void Assert(Term formula) override { solver_.add(at(formula)); }
   SatResult Check() override {
+    fresh_reason_.clear();
     ++checks_;
     switch (solver_.check()) {
       case z3::sat:
@@ -117,7 +121,30 @@ class Z3Solver final : public Solver {
   drb::Int ModelInt(Term term) override {
     return drb::Int(model_->eval(at(term), true).get_decimal_string(0));
   }
-  std::string ReasonUnknown() override { return solver_.reason_unknown(); }
+  std::string ReasonUnknown() override {
+    return fresh_reason_.empty() ? solver_.reason_unknown() : fresh_reason_;
+  }
+  SatResult CheckAlone(const std::vector<Term>& formulas) override {
+    ++checks_;
+    z3::solver fresh(context_);
+    z3::params params(context_);
+    params.set("timeout", timeout_ms_);
+    params.set("ctrl_c", false);
+    fresh.set(params);
+    for (const Term f : formulas) fresh.add(at(f));
+    fresh_reason_.clear();
+    switch (fresh.check()) {
+      case z3::sat:
+        model_ = std::make_unique<z3::model>(fresh.get_model());
+        return SatResult::kSat;
+      case z3::unsat:
+        return SatResult::kUnsat;
+      case z3::unknown:
+        break;
+    }
+    fresh_reason_ = fresh.reason_unknown();
+    return SatResult::kUnknown;
+  }
   std::uint64_t num_checks() const override { return checks_; }
 
   TermView View(Term term) override {
@@ -348,6 +375,8 @@ class Z3Solver final : public Solver {
   z3::solver solver_;
   std::vector<z3::expr> terms_;
   std::unique_ptr<z3::model> model_;
+  unsigned timeout_ms_;
+  std::string fresh_reason_;
   std::uint64_t fresh_ = 0;
   std::uint64_t checks_ = 0;
   std::unique_ptr<z3::fixedpoint> fixedpoint_;  // the Horn clauses, made on first use

@@ -1,0 +1,383 @@
+#include "predabs/instance_candidates.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "drb/ordered.h"
+#include "explore/state_store.h"
+#include "predabs/model.h"
+
+namespace druba::predabs {
+namespace instance_detail {
+
+constexpr std::size_t kMaxValues = 4;      // values listed in one candidate
+constexpr std::size_t kMaxOwnStates = 48;  // pairs of own states as candidates up to this many
+constexpr std::uint64_t kMaxAtomValue =
+    8;  // `v[k] == c` atoms for c in 0 .. 7  // Houdini at first .. first + 3 threads first
+
+// A variable the candidates name: a shared one (any thread sees the one copy) or one of the
+// per-thread ones (`v[self]`), with the values and the order against the viewing thread's id
+// seen at each location.
+struct Seen {
+  std::set<std::int64_t> values;
+  bool many = false;  // more than kMaxValues values, or one beyond int64
+  bool below = false, equal = false, above = false;  // the value against the viewer's id
+  std::optional<std::int64_t> lo, hi;                // the least and largest value
+  bool unbounded = false;                            // a value beyond int64
+  bool id_like = true;      // every value within -1 .. n at n threads (an id, none, or the count)
+  bool below_count = true;  // every value below n at n threads
+
+  void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
+    id_like = id_like && value >= -1 && value <= n;
+    below_count = below_count && value < n;
+    const int order = value < self ? -1 : value == self ? 0 : 1;
+    below = below || order < 0;
+    equal = equal || order == 0;
+    above = above || order > 0;
+    if (value > Int(INT64_MAX) || value < Int(INT64_MIN)) {
+      many = unbounded = true;
+      return;
+    }
+    const auto v = static_cast<std::int64_t>(value);
+    lo = std::min(lo.value_or(v), v);
+    hi = std::max(hi.value_or(v), v);
+    if (many) return;
+    values.insert(v);
+    many = values.size() > kMaxValues;
+  }
+  void Merge(const Seen& o) {
+    below = below || o.below;
+    equal = equal || o.equal;
+    above = above || o.above;
+    many = many || o.many;
+    unbounded = unbounded || o.unbounded;
+    id_like = id_like && o.id_like;
+    below_count = below_count && o.below_count;
+    if (o.lo) lo = std::min(lo.value_or(*o.lo), *o.lo);
+    if (o.hi) hi = std::max(hi.value_or(*o.hi), *o.hi);
+    values.insert(o.values.begin(), o.values.end());
+    many = many || values.size() > kMaxValues;
+  }
+};
+
+}  // namespace instance_detail
+
+// What the finite instances reached, from each thread's view.
+struct CandidateReader::Observations {
+  using Seen = instance_detail::Seen;
+  static constexpr std::size_t kMaxOwnStates = instance_detail::kMaxOwnStates;
+  static constexpr std::uint64_t kMaxAtomValue = instance_detail::kMaxAtomValue;
+  explicit Observations(const Program& p)
+      : pcs(p.statements.size() + 2),
+        pairs(pcs * pcs, false),
+        reached(pcs, false),
+        shared(pcs * p.shared.size()),
+        locals(pcs * p.locals.size()) {}
+  std::size_t pcs;
+  std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
+  std::vector<bool> reached;  // [a]: some thread at a
+  std::vector<Seen> shared;
+  std::vector<Seen> locals;
+  // A thread's own state (its location and the values of its variables) by number, and the pairs
+  // of them that threads i < j were seen in.
+  std::map<std::vector<Int>, std::uint32_t> own;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> own_pairs;
+  // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
+  // each own state the atoms some other thread satisfied whenever a thread was in it.
+  std::map<std::uint32_t, std::set<std::uint64_t>> others;
+
+  void Record(const IntModel& m, StateView s) {
+    const Program& p = m.program();
+    const ValueTable& values = m.values();
+    std::vector<std::uint32_t> ids;
+    std::vector<std::vector<std::uint64_t>> atoms;
+    for (std::uint32_t i = 0; i < m.num_threads() && own.size() <= kMaxOwnStates; ++i) {
+      std::vector<Int> key{Int(s[m.PcSlot(i)])};
+      atoms.push_back({s[m.PcSlot(i)]});
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        key.push_back(values.Decode(s[m.LocalSlot(i, v)]));
+        if (key.back() >= 0 && key.back() < kMaxAtomValue) {
+          atoms.back().push_back(pcs + v * kMaxAtomValue + static_cast<std::uint64_t>(key.back()));
+        }
+      }
+      ids.push_back(
+          own.emplace(std::move(key), static_cast<std::uint32_t>(own.size())).first->second);
+      for (std::uint32_t j = 0; j < i; ++j) own_pairs.emplace(ids[j], ids[i]);
+    }
+    if (ids.size() == m.num_threads()) {
+      for (std::uint32_t i = 0; i < ids.size(); ++i) {
+        std::set<std::uint64_t> seen;
+        for (std::uint32_t k = 0; k < ids.size(); ++k) {
+          if (k != i) seen.insert(atoms[k].begin(), atoms[k].end());
+        }
+        const auto [it, fresh] = others.emplace(ids[i], seen);
+        if (fresh) continue;
+        std::erase_if(it->second, [&](std::uint64_t a) { return !seen.contains(a); });
+      }
+    }
+    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+      const Word a = s[m.PcSlot(i)];
+      reached[a] = true;
+      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
+        pairs[a * pcs + s[m.PcSlot(j)]] = true;
+      }
+      for (std::size_t v = 0; v < p.shared.size(); ++v) {
+        shared[a * p.shared.size() + v].Add(values.Decode(s[v]), i, m.num_threads());
+      }
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        locals[a * p.locals.size() + v].Add(values.Decode(s[m.LocalSlot(i, v)]), i,
+                                            m.num_threads());
+      }
+    }
+  }
+};
+
+namespace {
+
+using Observations = CandidateReader::Observations;
+using instance_detail::kMaxAtomValue;
+using instance_detail::kMaxOwnStates;
+using instance_detail::kMaxValues;
+using instance_detail::Seen;
+
+// A location by its label, or none when it has no name a predicate can use.
+std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc) {
+  if (pc == p.error_pc) return std::nullopt;
+  const std::string name = p.PcName(pc);
+  if (name.empty() || name.front() == '@') return std::nullopt;
+  return name;
+}
+
+// The candidates that `seen` keeps about variable `name` where `head` (`pc[self] != a || `) is
+// false.
+void VariableCandidates(const std::string& head, const std::string& name, const Variable& var,
+                        bool id, const Seen& seen, const std::string& count,
+                        std::vector<std::string>& out) {
+  if (!seen.lo && !seen.unbounded) return;  // no thread there
+  if (var.type == Type::kBool) {
+    if (seen.values.size() == 1)
+      out.push_back(head + (*seen.values.begin() != 0 ? "" : "!") + name);
+    return;
+  }
+  if (!seen.many) {
+    std::string any;
+    for (const std::int64_t v : seen.values) {
+      any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
+    }
+    out.push_back(head + any);
+  }
+  if (seen.many && !seen.unbounded) {  // bounds, where the values are not listed
+    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
+    if (!id) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
+  }
+  if (id && !seen.unbounded && seen.lo) {
+    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
+  }
+  if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
+  if (seen.below_count) out.push_back(head + name + " < " + count);
+  if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
+  if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
+  if (!seen.above) out.push_back(head + name + " <= self");
+  if (!seen.below) out.push_back(head + name + " >= self");
+  if (!seen.equal) out.push_back(head + name + " != self");
+}
+
+// The template's locations: those a predicate can name (by label) one by one, and the others
+// (statements without a label) as one group, "at none of the named ones".
+struct Places {
+  std::vector<std::uint32_t> named;
+  std::vector<std::string> labels;
+  std::vector<std::uint32_t> unnamed;
+  std::string none_named;  // `pc[self] == a || ... || ` over the named ones
+  std::string j, k, m;     // names for bound threads that no variable or label has
+};
+
+Places PlacesOf(const Program& p) {
+  Places out;
+  const ThreadTemplate& tt = p.templates[0];
+  for (std::uint32_t pc = tt.first; pc <= tt.first + tt.size; ++pc) {
+    const std::uint32_t at = pc == tt.first + tt.size ? tt.end_pc : pc;
+    if (const std::optional<std::string> label = LabelOf(p, at)) {
+      out.named.push_back(at);
+      out.labels.push_back(*label);
+      out.none_named += "pc[self] == " + *label + " || ";
+    } else {
+      out.unnamed.push_back(at);
+    }
+  }
+  std::set<std::string> taken(out.labels.begin(), out.labels.end());
+  for (const Variable& v : p.shared) taken.insert(v.name.substr(0, v.name.find('[')));
+  for (const Variable& v : p.locals) taken.insert(v.name.substr(0, v.name.find('[')));
+  const auto unused = [&](const std::string& stem) {
+    std::string name = stem;
+    for (int i = 1; taken.contains(name); ++i) name = stem + std::to_string(i);
+    taken.insert(name);
+    return name;
+  };
+  out.j = unused("j");
+  out.k = unused("k");
+  out.m = unused("m");
+  return out;
+}
+
+// `pc[self] != a || v[self] != 1 || ...`: thread `who` is not in own state `key`.
+std::optional<std::string> NotIn(const Program& p, const Places& places,
+                                 const std::vector<Int>& key, const std::string& who) {
+  const auto at = std::find(places.named.begin(), places.named.end(), key[0]);
+  if (at == places.named.end()) return std::nullopt;
+  std::string out = fmt::format("pc[{}] != {}", who, places.labels[at - places.named.begin()]);
+  for (std::size_t v = 0; v < p.locals.size(); ++v) {
+    if (p.locals[v].name.find('[') != std::string::npos) continue;
+    out += p.locals[v].type == Type::kBool
+               ? fmt::format(" || {}{}[{}]", key[v + 1] != 0 ? "!" : "", p.locals[v].name, who)
+               : fmt::format(" || {}[{}] != {}", p.locals[v].name, who, key[v + 1].str());
+  }
+  return out;
+}
+
+// Pairs of own states that threads i < j were never seen in, where their locations were.
+void OwnPairs(const Program& p, const Observations& o, const Places& places,
+              std::vector<std::string>& out) {
+  if (o.own.size() > kMaxOwnStates) return;
+  for (const auto& [a, ia] : o.own) {
+    const std::optional<std::string> lower = NotIn(p, places, a, "self");
+    if (!lower) continue;
+    for (const auto& [b, ib] : o.own) {
+      if (o.own_pairs.contains({ia, ib})) continue;
+      if (!o.pairs[static_cast<std::size_t>(a[0]) * o.pcs + static_cast<std::size_t>(b[0])]) {
+        continue;  // the locations alone say it
+      }
+      if (const std::optional<std::string> upper = NotIn(p, places, b, places.j)) {
+        out.push_back(
+            fmt::format("forall {0}: {0} <= self || {1} || {2}", places.j, *lower, *upper));
+      }
+    }
+  }
+}
+
+// `(forall k: <k not in own state a>) || exists m: <atom of m>`: whenever a thread is in own
+// state a, some thread (another: a thread in a does not satisfy the atom) satisfies the atom. It
+// names no `self`, so that the solver meets it as an existential fact of the state.
+void Existence(const Program& p, const Observations& o, const Places& places,
+               std::vector<std::string>& out) {
+  if (o.own.size() > kMaxOwnStates) return;
+  for (const auto& [a, ia] : o.own) {
+    const std::optional<std::string> not_in = NotIn(p, places, a, places.k);
+    const auto found = o.others.find(ia);
+    if (!not_in || found == o.others.end()) continue;
+    for (const std::uint64_t atom : found->second) {
+      std::string text;
+      if (atom < o.pcs) {
+        const auto at = std::find(places.named.begin(), places.named.end(), atom);
+        if (at == places.named.end() || a[0] == atom) continue;
+        text = fmt::format("pc[{}] == {}", places.m, places.labels[at - places.named.begin()]);
+      } else {
+        const std::uint64_t v = (atom - o.pcs) / kMaxAtomValue;
+        const Variable& var = p.locals[v];
+        const std::uint64_t c = (atom - o.pcs) % kMaxAtomValue;
+        if (var.name.find('[') != std::string::npos || a[v + 1] == c) continue;
+        text = var.type == Type::kBool
+                   ? fmt::format("{}{}[{}]", c != 0 ? "" : "!", var.name, places.m)
+                   : fmt::format("{}[{}] == {}", var.name, places.m, c);
+      }
+      out.push_back(
+          fmt::format("(forall {}: {}) || exists {}: {}", places.k, *not_in, places.m, text));
+    }
+  }
+}
+
+std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
+  std::vector<std::string> out;
+  const Places places = PlacesOf(p);
+  const drb::IdVariables ids = drb::IdHolders(p);
+  const std::string count = fmt::format("count({}: true)", places.j);
+  // Per group of locations: the candidates' head, and what the variables took there.
+  const auto group = [&](const std::vector<std::uint32_t>& pcs, const std::string& head) {
+    bool reached = false;
+    for (const std::uint32_t a : pcs) reached = reached || o.reached[a];
+    if (!reached) {  // no thread ever there
+      if (!pcs.empty()) out.push_back(head.substr(0, head.size() - 4));
+      return;
+    }
+    for (std::size_t v = 0; v < p.shared.size(); ++v) {
+      Seen seen;
+      for (const std::uint32_t a : pcs) seen.Merge(o.shared[a * p.shared.size() + v]);
+      VariableCandidates(head, p.shared[v].name, p.shared[v], ids.shared[v], seen, count, out);
+    }
+    for (std::size_t v = 0; v < p.locals.size(); ++v) {
+      if (p.locals[v].name.find('[') != std::string::npos) continue;  // a fixed-size array's
+      Seen seen;
+      for (const std::uint32_t a : pcs) seen.Merge(o.locals[a * p.locals.size() + v]);
+      VariableCandidates(head, p.locals[v].name + "[self]", p.locals[v], ids.locals[v], seen, count,
+                         out);
+    }
+  };
+  for (std::size_t x = 0; x < places.named.size(); ++x) {
+    const std::uint32_t a = places.named[x];
+    group({a}, "pc[self] != " + places.labels[x] + " || ");
+    if (!o.reached[a]) continue;
+    for (std::size_t y = 0; y < places.named.size(); ++y) {
+      const std::uint32_t b = places.named[y];
+      if (o.reached[b] && !o.pairs[a * o.pcs + b]) {
+        out.push_back(fmt::format("forall {0}: {0} <= self || pc[self] != {1} || pc[{0}] != {2}",
+                                  places.j, places.labels[x], places.labels[y]));
+      }
+    }
+  }
+  group(places.unnamed, places.none_named);
+  OwnPairs(p, o, places, out);
+  Existence(p, o, places, out);
+  return out;
+}
+
+}  // namespace
+
+CandidateReader::CandidateReader(const Program& program)
+    : program_(program), seen_(std::make_unique<Observations>(program)) {}
+
+CandidateReader::~CandidateReader() = default;
+
+std::vector<std::string> CandidateReader::Candidates() const {
+  return CandidatesOf(program_, *seen_);
+}
+
+bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
+                              OrderedFigures::Instance& figures) {
+  const Program& program = program_;
+  Observations& seen = *seen_;
+  IntModel model(program, n);
+  model.SetLimits(limits);
+  StateStore store(model.state_width());
+  model.ForEachInitial([&](StateView s) { store.FindOrInsert(s); });
+  std::vector<Word> state(model.state_width());
+  figures.threads = n;
+  for (std::uint32_t id = 0; id < store.size(); ++id) {
+    const StateView at = store.Get(id);
+    std::copy(at.begin(), at.end(), state.begin());
+    const StateView s(state);
+    if (model.AnyThreadFailed(s)) {
+      figures.states = store.size();
+      figures.failed = true;
+      return true;
+    }
+    seen.Record(model, s);
+    for (std::uint32_t t = 0; t < n; ++t) {
+      model.ForEachSuccessor(s, t,
+                             [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });
+    }
+    if (store.size() > kOrderedInstanceStates || (limits != nullptr && limits->Poll())) {
+      figures.states = store.size();
+      return false;
+    }
+  }
+  figures.states = store.size();
+  figures.complete = true;
+  return false;
+}
+
+}  // namespace druba::predabs

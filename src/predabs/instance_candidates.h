@@ -1,0 +1,59 @@
+// Candidate invariants read off finite instances (ordered_invariant.h, steps 1 and 2): the program
+// is explored at a few thread counts, every state, and what no reached state contradicts, from
+// any thread's view, becomes a candidate in `.drb` text.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/resources.h"
+#include "predabs/program.h"
+
+namespace druba::predabs {
+
+struct OrderedFigures {
+  struct Instance {
+    std::uint32_t threads = 0;
+    std::uint64_t states = 0;
+    bool complete = false;  // every reachable state explored
+    bool failed = false;    // a thread failed (the search stopped there)
+  };
+  std::vector<Instance> instances;
+  std::uint64_t candidates = 0;  // read off the instances
+  std::uint64_t dropped = 0;     // by the symbolic checks
+  std::uint64_t queries = 0;
+  std::string undecided;  // the solver's reason, when a query was undecided
+  double seconds = 0;
+};
+
+// States explored per finite instance at most.
+inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
+
+class CandidateReader {
+ public:
+  explicit CandidateReader(const Program& program);  // one thread template
+  ~CandidateReader();
+  CandidateReader(const CandidateReader&) = delete;
+  CandidateReader& operator=(const CandidateReader&) = delete;
+
+  // Explores the program at `n` threads (up to kOrderedInstanceStates states) and records what
+  // its states show; true when a thread failed (the search stops there).
+  bool Explore(std::uint32_t n, LimitWatch* limits, OrderedFigures::Instance& figures);
+
+  // What no explored state contradicts, from any thread `self`'s view: which own states
+  // (location and per-thread variables) two threads i < j never stand in together, which values
+  // and bounds a variable keeps at a location, how an id-like one compares with `self` and the
+  // thread count, and which atoms some other thread satisfies whenever a thread is in an own
+  // state.
+  std::vector<std::string> Candidates() const;
+
+  struct Observations;  // what the explored states showed (instance_candidates.cc)
+
+ private:
+  const Program& program_;
+  std::unique_ptr<Observations> seen_;
+};
+
+}  // namespace druba::predabs

@@ -1,0 +1,370 @@
+#include "predabs/ordered_invariant.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/diagnostics.h"
+#include "predabs/encoder.h"
+#include "predabs/model.h"
+#include "predabs/solver.h"
+
+namespace druba::predabs {
+namespace {
+
+constexpr std::uint32_t kOrderedFixedCounts = 1;  // Houdini at first, first + 1 threads first
+
+// Whether `e` depends on the viewing thread.
+bool NamesSelf(const Expr& e) {
+  if (e.kind == Expr::Kind::kSelf || e.kind == Expr::Kind::kLocalElement) return true;
+  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && e.args.empty()) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesSelf(*a); });
+}
+
+// Whether a statement's body writes another thread's entry of a per-thread array.
+bool WritesOthers(const std::vector<Instr>& body) {
+  for (const Instr& op : body) {
+    for (const Instr::Target& t : op.targets) {
+      if (t.local && t.index && t.size == 0) return true;
+    }
+    for (const std::vector<Instr>& block : op.blocks) {
+      if (WritesOthers(block)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
+// of threads bound outside it (no shared variable, no quantifier of its own).
+bool OwnStatesOnly(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kShared:
+    case Expr::Kind::kSharedElement:
+    case Expr::Kind::kCount:
+    case Expr::Kind::kForall:
+    case Expr::Kind::kExists:
+      return false;
+    case Expr::Kind::kLocal:
+    case Expr::Kind::kPc:
+      if (!e.args.empty() && e.args[0]->kind != Expr::Kind::kBound) return false;
+      break;
+    default:
+      break;
+  }
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return OwnStatesOnly(*a); });
+}
+
+// The symbolic checks of step 3 (see the header), over `program` with the candidates as the
+// predicates of its last abstraction block.
+class Houdini {
+ public:
+  // At `fixed` threads, or with `fixed` empty for every count >= `first`; `alive` marks the
+  // candidates still in.
+  Houdini(const Program& program, std::optional<std::uint32_t> fixed, std::uint32_t first,
+          std::vector<bool> alive, unsigned timeout_ms, LimitWatch* limits)
+      : p_(program),
+        solver_(MakeZ3Solver(timeout_ms)),
+        s_(*solver_),
+        enc_(program, s_),
+        limits_(limits),
+        alive_(std::move(alive)) {
+    count_ = fixed ? enc_.Fixed(*fixed) : enc_.Ordered(first, facts_);
+    for (const Predicate& pred : p_.abstractions.back().predicates) {
+      enc_.TrackCounts(*pred.expr);
+      global_.push_back(!NamesSelf(*pred.expr));
+      const Expr& e = *pred.expr;
+      own_.push_back(e.kind == Expr::Kind::kForall ? OwnStatesOnly(*e.args[0]) : OwnStatesOnly(e));
+    }
+  }
+
+  // Drops the candidates that fail in some initial state; false when undecided.
+  bool Initial() {
+    const SymState s0 = enc_.FreshState("init", count_);
+    return Prune({enc_.Initial(s0, count_)}, s0, std::nullopt);
+  }
+  // Drops candidates until a step of every statement from a state that satisfies them all keeps
+  // them all. `*failure` names a statement that can still fail. False when undecided.
+  bool Steps(std::string* failure) {
+    const ThreadTemplate& tt = p_.templates[0];
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+        const std::size_t before = Kept();
+        const SymState pre = enc_.FreshState("s", count_);
+        const SymState post = enc_.FreshState("t", count_);
+        const Term t = enc_.FreshThread(count_, "t");
+        const Term failed = s_.Eq(s_.Select(post.pc, t), s_.Num(p_.error_pc));
+        const bool writes_others = WritesOthers(p_.statements[stmt].body);
+        if (!Prune({enc_.WellFormed(pre, count_), Invariant(pre), enc_.InRange(t, count_),
+                    enc_.Step(stmt, t, pre, post, count_)},
+                   post, failed, writes_others ? std::nullopt : std::optional<Term>(t))) {
+          return false;
+        }
+        if (failed_) {
+          *failure = p_.statements[stmt].label;
+          return true;
+        }
+        changed = changed || Kept() != before;
+      }
+    }
+    return true;
+  }
+
+  std::vector<bool> alive() const { return alive_; }
+  std::uint64_t queries() const { return queries_; }
+  const std::string& undecided() const { return undecided_; }
+
+ private:
+  std::size_t Kept() const {
+    return static_cast<std::size_t>(std::count(alive_.begin(), alive_.end(), true));
+  }
+  const Predicate& Candidate(std::size_t c) const { return p_.abstractions.back().predicates[c]; }
+
+  // Every thread satisfies every candidate left: one quantifier over pairs of threads (k, j),
+  // expanded at a fixed count.
+  Term Invariant(const SymState& s) {
+    const auto pair = [&](Term k, Term j, bool first_j) {
+      std::vector<Term> all;
+      for (std::size_t c = 0; c < alive_.size(); ++c) {
+        if (!alive_[c]) continue;
+        const Expr& e = *Candidate(c).expr;
+        if (global_[c]) continue;
+        if (e.kind == Expr::Kind::kForall) {
+          all.push_back(enc_.Instance(e, s, count_, k, j));
+        } else if (first_j) {
+          all.push_back(enc_.Eval(e, s, count_, k));
+        }
+      }
+      return s_.And(all);
+    };
+    std::vector<Term> all;  // the candidates that name no `self`, once
+    for (std::size_t c = 0; c < alive_.size(); ++c) {
+      if (alive_[c] && global_[c])
+        all.push_back(enc_.Eval(*Candidate(c).expr, s, count_, count_.zero));
+    }
+    if (count_.fixed) {
+      for (std::uint32_t k = 0; k < *count_.fixed; ++k) {
+        for (std::uint32_t j = 0; j < *count_.fixed; ++j) {
+          all.push_back(pair(s_.Num(k), s_.Num(j), j == 0));
+        }
+      }
+      return s_.And(all);
+    }
+    const Term k = enc_.FreshThread(count_, "k");
+    const Term j = enc_.FreshThread(count_, "j");
+    const Term body =
+        s_.Implies(s_.And({enc_.InRange(k, count_), enc_.InRange(j, count_)}), pair(k, j, true));
+    all.push_back(s_.Quantify(true, k, s_.Quantify(true, j, body)));
+    return s_.And(all);
+  }
+
+  // With `context`: drops every candidate some thread of `s` can fail, asking until none can;
+  // `failed` (when given) is asked for beside them, and sets failed_ when it can hold. Each query
+  // is asked alone (Solver::CheckAlone): the solver's incremental mode handles these quantifiers
+  // far worse.
+  // `mover`: the thread that stepped, when it wrote no other thread's entry.
+  bool Prune(std::vector<Term> context, const SymState& s, std::optional<Term> failed,
+             std::optional<Term> mover = std::nullopt) {
+    for (const Term f : facts_) context.push_back(f);
+    // One pair of threads (v, w) for every candidate: "some candidate breaks at some pair" is
+    // "at some pair some candidate breaks", and the solver then meets two threads, not two per
+    // candidate (each one more term to instantiate the invariant with).
+    const Term v = enc_.FreshThread(count_, "v");
+    const Term w = enc_.FreshThread(count_, "w");
+    context.push_back(enc_.InRange(v, count_));
+    context.push_back(enc_.InRange(w, count_));
+    std::vector<std::pair<std::size_t, Term>> breaks;
+    for (std::size_t c = 0; c < alive_.size(); ++c) {
+      if (alive_[c]) breaks.emplace_back(c, Break(c, s, v, w, own_[c] ? mover : std::nullopt));
+    }
+    const auto ask = [&](Term goal) {
+      if (limits_ != nullptr && limits_->Check()) {
+        undecided_ = *limits_->Check();
+        return SatResult::kUnknown;
+      }
+      ++queries_;
+      std::vector<Term> all = context;
+      all.push_back(goal);
+      const SatResult r = s_.CheckAlone(all);
+      if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
+      return r;
+    };
+    for (;;) {
+      std::vector<Term> any;
+      if (failed) any.push_back(*failed);
+      for (const auto& [c, b] : breaks) {
+        if (alive_[c]) any.push_back(b);
+      }
+      if (any.empty()) return true;
+      const SatResult r = ask(s_.Or(any));
+      if (r == SatResult::kUnknown) return false;
+      if (r == SatResult::kUnsat) return true;
+      if (failed && s_.ModelBool(*failed)) {
+        failed_ = true;
+        return true;
+      }
+      bool dropped = false;
+      for (const auto& [c, b] : breaks) {
+        if (alive_[c] && s_.ModelBool(b)) {
+          alive_[c] = false;
+          dropped = true;
+        }
+      }
+      // The model breaks a candidate that its evaluation could not name (a quantifier the model
+      // does not decide): ask for each one alone.
+      for (const auto& [c, b] : breaks) {
+        if (dropped) break;
+        if (!alive_[c]) continue;
+        const SatResult one = ask(b);
+        if (one == SatResult::kUnknown) return false;
+        if (one == SatResult::kSat) {
+          alive_[c] = false;
+          dropped = true;
+        }
+      }
+      if (!dropped) {
+        undecided_ = "a model breaks the candidates, but none of them alone";
+        return false;
+      }
+    }
+  }
+
+  // Some thread (and for a candidate over pairs, some thread j) of `s` falsifies candidate c;
+  // with `mover`, one of them is that thread.
+  Term Break(std::size_t c, const SymState& s, Term v, Term w, std::optional<Term> mover) {
+    const Expr& e = *Candidate(c).expr;
+    std::vector<Term> broken;
+    if (e.kind == Expr::Kind::kForall) {
+      broken.push_back(s_.Not(enc_.Instance(e, s, count_, v, w)));
+      if (mover) broken.push_back(s_.Or({s_.Eq(v, *mover), s_.Eq(w, *mover)}));
+    } else {
+      if (mover) broken.push_back(s_.Eq(v, *mover));
+      broken.push_back(s_.Not(enc_.Eval(e, s, count_, v)));
+    }
+    return s_.And(broken);
+  }
+
+  const Program& p_;
+  std::unique_ptr<Solver> solver_;
+  Solver& s_;
+  Encoder enc_;
+  LimitWatch* limits_;
+  std::vector<Term> facts_;
+  ThreadCount count_;
+  std::vector<bool> alive_;
+  std::vector<bool> global_;  // names no `self`
+  // Reads the own states (locations, per-thread variables) of `self` and the pair's other thread
+  // only: a step of a thread that writes no other thread's entry breaks it only where that
+  // thread is one of them.
+  std::vector<bool> own_;
+  bool failed_ = false;
+  std::uint64_t queries_ = 0;
+  std::string undecided_;
+};
+
+}  // namespace
+
+std::string OrderedInvariantBlock(const std::vector<std::string>& invariant) {
+  std::string out = "abstraction druba_ordered {\n";
+  for (std::size_t i = 0; i < invariant.size(); ++i) {
+    out += fmt::format("  predicate c{}: {};\n", i, invariant[i]);
+  }
+  return out + "}\n";
+}
+
+std::string OrderedCertificate(const std::string& digest, std::uint32_t first,
+                               const std::vector<std::string>& invariant) {
+  std::vector<int> all(invariant.size(), 1);
+  all.push_back(0);  // no thread failed
+  const nlohmann::ordered_json doc = {{"druba_certificate", 1},
+                                      {"kind", "drb predicates"},
+                                      {"digest", digest},
+                                      {"threads", first},
+                                      {"proof", "invariant"},
+                                      {"deadlock", false},
+                                      {"every_count", true},
+                                      {"thread_ids", "ordered"},
+                                      {"abstraction", OrderedInvariantBlock(invariant)},
+                                      {"abstract_states", {all}}};
+  return doc.dump(1) + "\n";
+}
+
+OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
+                                     std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
+                                     LimitWatch* limits) {
+  const Stopwatch clock;
+  OrderedResult out;
+  OrderedFigures& f = out.figures;
+  CandidateReader reader(program);
+  for (std::uint32_t n = first; n <= last; ++n) {
+    f.instances.emplace_back();
+    if (reader.Explore(n, limits, f.instances.back())) {
+      out.verdict = Verdict::kViolation;
+      out.violation_at = n;
+      out.reason = fmt::format("a thread fails at {} threads", n);
+      f.seconds = clock.Seconds();
+      return out;
+    }
+    if (!f.instances.back().complete) break;  // larger instances would stop there too
+  }
+  const std::vector<std::string> candidates = reader.Candidates();
+  f.candidates = candidates.size();
+  Program with;
+  try {
+    with = ParseProgram(source + "\n" + OrderedInvariantBlock(candidates), program.file);
+  } catch (const InputError& e) {
+    out.reason =
+        std::string("the candidates read off the finite instances do not parse: ") + e.what();
+    return out;
+  }
+  // Fixed counts first (ground queries, fast), where most candidates that are not inductive show
+  // it; then every count at once.
+  std::vector<bool> alive(candidates.size(), true);
+  std::string failure;
+  bool decided = true;
+  for (std::uint32_t n = first; n <= first + kOrderedFixedCounts && decided && failure.empty();
+       ++n) {
+    Houdini fixed(with, n, first, alive, timeout_ms, limits);
+    decided = fixed.Initial() && fixed.Steps(&failure);
+    f.queries += fixed.queries();
+    alive = fixed.alive();
+    if (!decided) f.undecided = fixed.undecided();
+  }
+  if (decided && failure.empty()) {
+    Houdini every(with, std::nullopt, first, alive, timeout_ms, limits);
+    decided = every.Initial() && every.Steps(&failure);
+    f.queries += every.queries();
+    alive = every.alive();
+    if (!decided) f.undecided = every.undecided();
+  }
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    if (alive[c]) out.invariant.push_back(candidates[c]);
+  }
+  f.dropped = candidates.size() - out.invariant.size();
+  f.seconds = clock.Seconds();
+  if (!decided) {
+    out.reason =
+        "the solver could not decide whether the candidates read off the finite "
+        "instances are inductive for every count (" +
+        f.undecided + ")";
+  } else if (!failure.empty()) {
+    out.reason = fmt::format(
+        "the {} candidates read off {} to {} threads that hold for every count do not exclude a "
+        "failure at {}",
+        out.invariant.size(), first, f.instances.back().threads, failure);
+  } else {
+    out.verdict = Verdict::kSafe;
+    out.reason = fmt::format(
+        "safe for every thread count >= {}: {} invariants read off the program at {} to {} "
+        "threads hold initially and after every step at every count, and exclude every failure",
+        first, out.invariant.size(), first, f.instances.back().threads);
+  }
+  return out;
+}
+
+}  // namespace druba::predabs
