@@ -193,8 +193,13 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
   };
   try {
     ExpectSchema(doc, "drb predicates", {"deadlock", "abstraction", "abstract_states"},
-                 {"every_count"});
+                 {"every_count", "thread_ids"});
     const bool every_count = doc.Has("every_count") && doc.At("every_count").AsBool();
+    const bool ordered = doc.Has("thread_ids") && doc.At("thread_ids").AsString() == "ordered";
+    if (doc.Has("thread_ids") && (!ordered || !every_count)) {
+      throw InputError(doc.At("thread_ids").where,
+                       "\"thread_ids\" is \"ordered\", in a certificate for every count");
+    }
     const bool deadlock = doc.At("deadlock").AsBool();
     const std::uint32_t n = doc.At("threads").AsUInt();
     const Program program = ParseWithBlock(doc.At("abstraction"), source, file);
@@ -218,7 +223,7 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
                     "deadlock freedom for every thread count is not decided by the "
                     "checker (it decides deadlock at one thread count)");
       }
-      return CheckEveryCount(std::move(r), program, spec, set, n, timeout_ms, limits);
+      return CheckEveryCount(std::move(r), program, spec, set, n, ordered, timeout_ms, limits);
     }
     Queries queries(program, spec, std::move(set), n, timeout_ms, limits);
     if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);

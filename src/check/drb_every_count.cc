@@ -33,10 +33,12 @@ struct State {
 
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
-  // The threads are the elements of the sort; there are `n` of them (the thread count).
-  Symbolic(const Program& p, const drb::AbstractionSpec& spec, z3::context& ctx)
+  // The threads are the elements of the sort; there are `n` of them (the thread count). Ordered:
+  // the threads are the integers 0 .. n-1 (ids compared, stored, used as indices).
+  Symbolic(const Program& p, const drb::AbstractionSpec& spec, z3::context& ctx, bool ordered)
       : StatementEncoder(p, ctx),
-        thread_(ctx.uninterpreted_sort("Thread")),
+        ordered_(ordered),
+        thread_(ordered ? ctx.int_sort() : ctx.uninterpreted_sort("Thread")),
         n_(ctx.int_const("n")) {
     for (const auto& st : p.statements) drb::ValueCounts(st.body, counts_);
     for (const auto& pred : spec.predicates) drb::ValueCounts(*pred.expr, counts_);
@@ -44,6 +46,19 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   const z3::expr& n() const { return n_; }
 
   z3::expr Thread(const std::string& name) { return ctx_.constant(Name(name).c_str(), thread_); }
+  // Whether `i` is one of the threads (every element of the sort, unless ordered).
+  z3::expr InRange(const z3::expr& i) { return ordered_ ? i >= 0 && i < n_ : ctx_.bool_val(true); }
+  z3::expr Forall(const z3::expr& i, const z3::expr& body) {
+    return z3::forall(i, z3::implies(InRange(i), body));
+  }
+  z3::expr Exists(const z3::expr& i, const z3::expr& body) {
+    return z3::exists(i, InRange(i) && body);
+  }
+  z3::expr Exists(const z3::expr_vector& ids, const z3::expr& body) {
+    z3::expr in = ctx_.bool_val(true);
+    for (unsigned k = 0; k < ids.size(); ++k) in = in && InRange(ids[k]);
+    return z3::exists(ids, in && body);
+  }
   z3::expr Int(const drb::Int& v) { return ctx_.int_val(v.str().c_str()); }
 
   State Fresh(const std::string& tag) {
@@ -82,7 +97,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         pc == static_cast<int>(tt.end_pc));
     for (std::size_t v = 0; v < p_.locals.size(); ++v)
       typed(p_.locals[v], z3::select(s.locals[v], i));
-    return z3::forall(i, z3::mk_and(parts)) && Witnessed(s, 1);
+    return Forall(i, z3::mk_and(parts)) && Witnessed(s, 1);
   }
 
   // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
@@ -105,8 +120,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
           in.push_back(z3::distinct(ids));
           out_of.push_back(z3::distinct(ids));
         }
-        out = out && (c >= m) == z3::exists(ids, z3::mk_and(in)) &&
-              (n_ - c >= m) == z3::exists(ids, z3::mk_and(out_of));
+        out = out && (c >= m) == Exists(ids, z3::mk_and(in)) &&
+              (n_ - c >= m) == Exists(ids, z3::mk_and(out_of));
       }
     }
     return out;
@@ -123,9 +138,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       case Kind::kShared:
         return s.shared[e.var];
       case Kind::kLocal:
-        return z3::select(s.locals[e.var], ThreadOf(e, self, bound));
+        return z3::select(s.locals[e.var], ThreadOf(e, s, self, bound, fail));
       case Kind::kPc:
-        return z3::select(s.pc, ThreadOf(e, self, bound));
+        return z3::select(s.pc, ThreadOf(e, s, self, bound, fail));
       case Kind::kSharedElement:
       case Kind::kLocalElement: {
         const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
@@ -141,7 +156,10 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return out;
       }
       case Kind::kSelf:
+        if (ordered_) return self;
+        throw Unsupported{"a thread used as a number"};
       case Kind::kBound:
+        if (ordered_) return bound[e.var];
         throw Unsupported{"a thread used as a number"};
       case Kind::kUnary: {
         const z3::expr v = Eval(*e.args[0], s, self, bound, fail);
@@ -162,9 +180,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     z3::expr body_fail = ctx_.bool_val(false);
     const z3::expr body = Eval(*e.args[0], s, self, bound, &body_fail) != 0;
     const z3::expr range = e.exclude_self ? i != self : ctx_.bool_val(true);
-    *fail = *fail || z3::exists(i, range && body_fail);  // every body is evaluated
-    return Truth(e.kind == Kind::kForall ? z3::forall(i, z3::implies(range, body))
-                                         : z3::exists(i, range && body));
+    *fail = *fail || Exists(i, range && body_fail);  // every body is evaluated
+    return Truth(e.kind == Kind::kForall ? Forall(i, z3::implies(range, body))
+                                         : Exists(i, range && body));
   }
 
   // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate whose
@@ -187,11 +205,18 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
   z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
-    if (x.size == 0) throw Unsupported{"writing another thread's entry"};  // not symmetric
+    if (x.size == 0 && !ordered_) throw Unsupported{"writing another thread's entry"};
+    if (x.size == 0) return !InRange(index);
     return index < 0 || index >= static_cast<int>(x.size);
   }
   void Write(State& s, const Instr::Target& x, const z3::expr& t, const z3::expr* index,
              const z3::expr& value) {
+    if (x.size == 0 && index != nullptr) {  // another thread's entry (ordered: an id)
+      const State before = s;
+      s.locals[x.var] = z3::store(s.locals[x.var], *index, value);
+      Recount(before, s, *index);
+      return;
+    }
     for (std::uint32_t k = 0; k < (index != nullptr ? x.size : 1); ++k) {
       const z3::expr v = index == nullptr ? value
                                           : z3::ite(*index == static_cast<int>(k), value,
@@ -241,15 +266,14 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         if (c.exclude_self) each.push_back(i != self);
       }
       if (ids.size() > 1) each.push_back(z3::distinct(ids));
-      return z3::exists(ids, z3::mk_and(each));
+      return Exists(ids, z3::mk_and(each));
     };
     {  // every body is evaluated: an error for any thread in range fails the statement
       const z3::expr i = Thread("c");
       bound[c.var] = i;
       z3::expr body_fail = ctx_.bool_val(false);
       Eval(*c.args[0], s, self, bound, &body_fail);
-      *fail =
-          *fail || z3::exists(i, (c.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
+      *fail = *fail || Exists(i, (c.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
     }
     const drb::Int& m = k.value;
     switch (op) {
@@ -291,8 +315,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       bound[e.var] = i;
       z3::expr body_fail = ctx_.bool_val(false);
       Eval(*e.args[0], s, self, bound, &body_fail);
-      *fail =
-          *fail || z3::exists(i, (e.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
+      *fail = *fail || Exists(i, (e.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
     }
     z3::expr all = n_;
     if (!drb::CountsEveryThread(e)) {
@@ -310,12 +333,17 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     return all - Truth(Eval(*e.args[0], s, self, bound, &ignored) != 0);
   }
 
-  z3::expr ThreadOf(const Expr& holder, const z3::expr& self, const std::vector<z3::expr>& bound) {
+  z3::expr ThreadOf(const Expr& holder, const State& s, const z3::expr& self,
+                    std::vector<z3::expr>& bound, z3::expr* fail) {
     if (holder.args.empty() || holder.args[0]->kind == Kind::kSelf) return self;
     if (holder.args[0]->kind == Kind::kBound) return bound[holder.args[0]->var];
-    throw Unsupported{"an index that is not a thread"};
+    if (!ordered_) throw Unsupported{"an index that is not a thread"};
+    const z3::expr i = Eval(*holder.args[0], s, self, bound, fail);  // an id held in a variable
+    *fail = *fail || !InRange(i);
+    return i;
   }
 
+  bool ordered_;
   z3::sort thread_;
   z3::expr n_;
   std::vector<const Expr*> counts_;
@@ -326,23 +354,28 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
                             const std::vector<Abstract>& set, std::uint32_t min_threads,
-                            unsigned timeout_ms, LimitWatch* limits) {
-  const std::string counts = fmt::format("every count >= {}", min_threads);
-  if (!program.symmetric || !spec.symmetric) {
+                            bool ordered, unsigned timeout_ms, LimitWatch* limits) {
+  const std::string counts =
+      fmt::format("every count >= {}{}", min_threads, ordered ? ", ids ordered" : "");
+  if (ordered && program.templates.size() != 1) {
+    return Invalid(std::move(r), "unsupported", "the program has more than one thread template");
+  }
+  if (!ordered && (!program.symmetric || !spec.symmetric)) {
     return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");
   }
   z3::context ctx;
   z3::solver solver(ctx);
-  Symbolic sym(program, spec, ctx);
+  Symbolic sym(program, spec, ctx, ordered);
   z3::expr_vector threads(ctx);  // at least min_threads of them
-  for (std::uint32_t k = 0; k < min_threads; ++k) threads.push_back(sym.Thread("d"));
-  if (min_threads > 1) solver.add(z3::distinct(threads));
+  for (std::uint32_t k = 0; k < min_threads && !ordered; ++k) threads.push_back(sym.Thread("d"));
+  if (threads.size() > 1) solver.add(z3::distinct(threads));
   solver.add(sym.n() >= static_cast<int>(min_threads));
   const auto decide = [&](const z3::expr& query) {
     return DecideWithin(solver, query, timeout_ms, limits);
   };
   try {
     const z3::expr view = sym.Thread("z");
+    solver.add(sym.InRange(view));
     if (const auto result = decide(!InSet(ctx, sym.Alpha(spec, sym.Initial(), view), set));
         result != z3::unsat) {
       return Invalid(std::move(r), "initial",
@@ -357,9 +390,9 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     // the stepping thread's view in S (a weaker assumption, so unsat there is unsat with all),
     // which quantifier instantiation finds easier, and then with every view (and counts related
     // to two witnesses, not one).
-    solver.add(sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
+    solver.add(sym.InRange(t) && sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
     const z3::expr every_view =
-        z3::forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
+        sym.Forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
     const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
     const auto& tt = program.templates[0];
     std::uint64_t queries = 0;

@@ -8,6 +8,12 @@
 //            leaves every thread's view in S and does not fail.
 // By induction on path length every reachable state of every count >= N has every view in S, and
 // none has failed. It does not rely on the per-count runs of druba's argument.
+//
+// With `ordered` (certificates saying "thread_ids": "ordered", for programs that are not
+// symmetric: docs/certificates.md), the threads are the integers 0 .. n-1 with n >= N symbolic,
+// every quantifier over threads ranges over them, and `self`, bound threads and ids held in
+// variables are those integers (compared, stored, used as indices, with a runtime failure out of
+// range), so that one query still covers every count >= N; the set is every thread's view.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +31,7 @@ namespace druba::check {
 CheckResult CheckEveryCount(CheckResult r, const drb::Program& program,
                             const drb::AbstractionSpec& spec,
                             const std::vector<std::vector<std::uint32_t>>& set,
-                            std::uint32_t min_threads, unsigned timeout_ms,
+                            std::uint32_t min_threads, bool ordered, unsigned timeout_ms,
                             LimitWatch* limits = nullptr);
 
 }  // namespace druba::check
