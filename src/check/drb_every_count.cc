@@ -371,7 +371,8 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   if (threads.size() > 1) solver.add(z3::distinct(threads));
   solver.add(sym.n() >= static_cast<int>(min_threads));
   const auto decide = [&](const z3::expr& query) {
-    return DecideWithin(solver, query, timeout_ms, limits);
+    return ordered ? DecideAlone(solver, query, timeout_ms, limits)
+                   : DecideWithin(solver, query, timeout_ms, limits);
   };
   try {
     const z3::expr view = sym.Thread("z");

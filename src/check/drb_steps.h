@@ -64,6 +64,25 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
   return result;
 }
 
+// The same, asked of a solver of its own holding `solver`'s assertions and `query`: no
+// incremental state, so that Z3's preprocessing of quantifiers applies (the ordered every-count
+// queries, with integer thread ids, take several times longer incrementally).
+inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& query,
+                                    unsigned timeout_ms, LimitWatch* limits) {
+  PollLimits(limits);
+  z3::solver fresh(solver.ctx());
+  z3::params params(solver.ctx());
+  params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
+  params.set("ctrl_c", false);
+  fresh.set(params);
+  const z3::expr_vector assertions = solver.assertions();
+  for (unsigned i = 0; i < assertions.size(); ++i) fresh.add(assertions[i]);
+  fresh.add(query);
+  const z3::check_result result = fresh.check();
+  if (result == z3::unknown) PollLimits(limits);
+  return result;
+}
+
 template <class Derived, class State, class ThreadId>
 class StatementEncoder {
  public:

@@ -30,6 +30,10 @@ class Generator {
   // other threads', and the thread count (`count(k: pc[k] == s1)`, `count(k != self: l[k] == 2)`,
   // `count(k: true)`): values the symbolic thread count tracks per state.
   void SetCountValues(bool on) { count_values_ = on; }
+  // With `ordered`, threads compare ids: a shared `o` holds an id or -1 (`o := self`, `o := -1`),
+  // conditions compare it with `self` and range over the threads below or above one's own
+  // (`forall i: i >= self || l[i] != 1`): programs that are not symmetric.
+  void SetOrdered(bool on) { ordered_ = on; }
 
   // The text of the program made last.
   const std::string& Last() const { return last_; }
@@ -47,6 +51,7 @@ class Generator {
     std::string out = "shared int x = " + std::to_string(R(0, 2)) +
                       ";\nshared int y = " + std::to_string(R(0, 2)) +
                       ";\nlocal int l = " + std::to_string(R(0, 2)) + ";\n";
+    if (ordered_) out += "shared int o = -1;\n";
     if (structured_) {
       out += "shared int a[threads] = " + std::to_string(R(0, 2)) +
              ";\nshared int b[2] = " + std::to_string(R(0, 2)) +
@@ -143,6 +148,20 @@ class Generator {
   }
   std::string Cond(bool quantifiers) {
     static const char* const kCmp[] = {" == ", " != ", " < ", " <= "};
+    if (ordered_ && !in_predicate_ && R(0, 3) == 0) {
+      switch (R(0, 4)) {
+        case 0:
+          return std::string("o") + kCmp[R(0, 3)] + "self";
+        case 1:
+          return "o == -1";
+        case 2:
+          return "(forall i: i >= self || l[i] != " + Atom() + ")";
+        case 3:
+          return "(exists i: i > self && l[i] == " + Atom() + ")";
+        default:
+          return "(forall i != self: i < self || pc[i] != s" + std::to_string(R(0, k_ - 1)) + ")";
+      }
+    }
     const int kind = R(0, quantifiers ? 9 : 6);
     if (kind <= 3) return Int(1) + kCmp[R(0, 3)] + Int(1);
     if (kind == 4) return "!(" + Int(1) + " == " + Int(1) + ")";
@@ -159,6 +178,7 @@ class Generator {
     return R(0, k_) == k_ ? std::string("end") : "s" + std::to_string(R(0, k_ - 1));
   }
   std::string Statement(bool asserts) {
+    if (ordered_ && R(0, 4) == 0) return R(0, 2) == 0 ? "o := -1" : "o := self";
     switch (R(0, asserts ? 8 : 7)) {
       case 0:
         return Var() + " := " + Value();
@@ -187,6 +207,7 @@ class Generator {
   bool structured_ = false;
   bool unbounded_ = false;
   bool count_values_ = false;
+  bool ordered_ = false;
   bool in_predicate_ = false;
   int k_ = 1;
   std::string last_;

@@ -1,0 +1,179 @@
+// Differential test of the invariants from finite instances (predabs/ordered_invariant.h): random
+// programs whose threads compare ids, claimed for every thread count >= 2, against brute force at
+// 2..5 threads, and their certificates against the checker's own encoding.
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "check/drb_check.h"
+#include "common/files.h"
+#include "common/json_reader.h"
+#include "predabs/model.h"
+#include "predabs/ordered_invariant.h"
+#include "predabs/program.h"
+#include "support/random_drb.h"
+#include "support/sweep.h"
+
+namespace druba::predabs {
+namespace {
+
+// Random entry protocols whose threads compare ids: flags per thread, an owner id, guards over
+// the threads below or above one's own, and mutual exclusion asserted at one location. Whether it
+// holds often depends on the thread count.
+std::string EntryProtocol(std::mt19937& rng) {
+  const auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int n = r(4, 6);
+  const int crit = r(1, n - 1);
+  const auto cond = [&]() -> std::string {
+    const std::string c = std::to_string(r(0, 2));
+    switch (r(0, 6)) {
+      case 0:
+        return "(forall i: i >= self || f[i] != " + c + ")";
+      case 1:
+        return "(forall i: i <= self || f[i] < " + c + ")";
+      case 2:
+        return "(forall i != self: f[i] < " + c + ")";
+      case 3:
+        return "(exists i: i > self && f[i] == " + c + ")";
+      case 4:
+        return "o == self";
+      case 5:
+        return "o == -1";
+      default:
+        return "o < self";
+    }
+  };
+  std::string out = "shared int f[threads] = 0;\nshared int o = -1;\nthread T * 2 {\n";
+  for (int i = 0; i < n; ++i) {
+    const std::string label = "s" + std::to_string(i);
+    if (i == crit) {
+      out += "  " + label + ": assert forall i != self: pc[i] != " + label + ";\n";
+      continue;
+    }
+    std::string st;
+    switch (r(0, 5)) {
+      case 0:
+      case 1:
+        st = "f[self] := " + std::to_string(r(0, 2));
+        break;
+      case 2:
+      case 3:
+        st = "await " + cond();
+        break;
+      case 4:
+        st = r(0, 1) == 0 ? "o := self" : "o := -1";
+        break;
+      default:
+        st = "if " + cond() + " then goto s" + std::to_string(r(0, n - 1)) + " else goto s" +
+             std::to_string(r(0, n - 1));
+    }
+    out += "  " + label + ": " + st + ";\n";
+  }
+  return out + "  back: goto s0;\n}\n";
+}
+
+// The smallest count in 2..5 at which a thread can fail, by breadth-first search.
+std::optional<std::uint32_t> FirstFailing(const Program& program) {
+  for (std::uint32_t n = 2; n <= 5; ++n) {
+    IntModel model(program, n);
+    if (BreadthFirst(model, [&](const std::vector<Word>& s, std::size_t) {
+          return model.AnyThreadFailed(StateView(s));
+        })) {
+      return n;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(OrderedTest, EveryCountClaimsHoldForSmallCounts) {
+  Generator gen(2026);
+  gen.SetOrdered(true);
+  const int programs = testing::Sweep(20);
+  std::size_t safe = 0, violations = 0, beyond_two = 0, unknown = 0, certified = 0;
+  std::mt19937 rng(33);
+  for (int round = 0; round < programs; ++round) {
+    // Half of them entry protocols; the others the generator's programs with an owner id.
+    const std::string text =
+        round % 2 == 0 ? EntryProtocol(rng) : gen.Program(2, 4, true, 0, false);
+    const Program program = ParseProgram(text, "r.drb");
+    // Candidates from 2 threads alone: every failure at 3..5 threads is for the checks for every
+    // count to find (from 2 to 4 threads, the instances would see it first).
+    const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 2, 5000, nullptr);
+    const std::optional<std::uint32_t> failing = FirstFailing(program);
+    if (r.verdict == Verdict::kSafe) {
+      ++safe;
+      EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
+                            << " threads\n"
+                            << text;
+      const check::CheckResult c =
+          check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"),
+                                     "d", text, "r.drb", nullptr, 5000);
+      EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
+      certified += c.valid ? 1 : 0;
+    } else if (r.verdict == Verdict::kViolation) {
+      ++violations;
+      beyond_two += r.violation_at > 2 ? 1 : 0;
+      EXPECT_EQ(failing, std::optional<std::uint32_t>(r.violation_at)) << text;  // at 2
+    } else {
+      ++unknown;
+      EXPECT_TRUE(!failing || *failing > 2)
+          << "unknown, but a thread fails at " << *failing << " threads\n"
+          << text;
+    }
+  }
+  std::fprintf(stderr,
+               "OrderedTest: %d programs: %zu safe for every count (each checked by brute force "
+               "at 2..5 threads; %zu certificates valid), %zu violations at the smallest count "
+               "(%zu beyond 2 threads), %zu unknown\n",
+               programs, safe, certified, violations, beyond_two, unknown);
+  EXPECT_GE(safe, testing::AtLeastU(6));
+  EXPECT_GE(violations, testing::AtLeastU(3));
+}
+
+}  // namespace
+}  // namespace druba::predabs
+
+namespace druba::predabs {
+namespace {
+
+// Each thread adds one to x, and x reaches 5 only with five threads: no instance of 2 to 4
+// threads fails, and the checks for every count must not let their candidates through (at 2 and
+// 3 threads alone they are inductive and exclude the failure).
+TEST(OrderedTest, AFailureOnlyAtFiveThreadsIsNeverSafe) {
+  const std::string text =
+      "shared int x = 0;\nthread T * 2 {\n  a: x := x + 1;\n  b: assert x < 5;\n}\n";
+  const Program program = ParseProgram(text, "five.drb");
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 4, 5000, nullptr);
+  EXPECT_EQ(r.verdict, Verdict::kUnknown) << r.reason;
+  ASSERT_EQ(r.figures.instances.size(), 3U);
+  EXPECT_FALSE(r.figures.instances.back().failed);
+  EXPECT_EQ(ProveEveryOrderedCount(text, program, 2, 5, 5000, nullptr).violation_at, 5U);
+}
+
+// Szymanski's mutual exclusion for every count rests on an existential fact (a thread back at
+// `close` from `hold` saw another's flag 4): the checker accepts the invariant druba found, and
+// rejects it without that fact.
+TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
+  const std::string path = std::string(DRUBA_SOURCE_DIR) + "/models/szymanski.drb";
+  const std::string text = ReadFile(path);
+  const Program program = ParseProgram(text, path);
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 4, 10000, nullptr);
+  ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
+  std::vector<std::string> without;
+  for (const std::string& f : r.invariant) {
+    if (f.find("exists") == std::string::npos) without.push_back(f);
+  }
+  ASSERT_LT(without.size(), r.invariant.size());
+  for (const bool whole : {true, false}) {
+    const check::CheckResult c = check::CheckDrbCertificate(
+        ParseJson(OrderedCertificate("d", 2, whole ? r.invariant : without), "c.json"), "d", text,
+        path, nullptr, 10000);
+    EXPECT_EQ(c.valid, whole) << c.failed << ": " << c.example;
+  }
+}
+
+}  // namespace
+}  // namespace druba::predabs
