@@ -77,7 +77,8 @@ struct CandidateReader::Observations {
         pairs(pcs * pcs, false),
         reached(pcs, false),
         shared(pcs * p.shared.size()),
-        locals(pcs * p.locals.size()) {}
+        locals(pcs * p.locals.size()),
+        orders(pcs * pcs * p.locals.size(), 0) {}
   std::size_t pcs;
   std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
   std::vector<bool> reached;  // [a]: some thread at a
@@ -87,6 +88,9 @@ struct CandidateReader::Observations {
   // of them that threads i < j were seen in.
   std::map<std::vector<Int>, std::uint32_t> own;
   std::set<std::pair<std::uint32_t, std::uint32_t>> own_pairs;
+  // [(a * pcs + b) * locals + v]: how v of threads i < j at a and b compared (1: below, 2: equal,
+  // 4: above).
+  std::vector<std::uint8_t> orders;
   // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
   // each own state the atoms some other thread satisfied whenever a thread was in it.
   std::map<std::uint32_t, std::set<std::uint64_t>> others;
@@ -94,6 +98,16 @@ struct CandidateReader::Observations {
   void Record(const IntModel& m, StateView s) {
     const Program& p = m.program();
     const ValueTable& values = m.values();
+    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
+        const std::size_t at = (s[m.PcSlot(i)] * pcs + s[m.PcSlot(j)]) * p.locals.size();
+        for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+          const Int a = values.Decode(s[m.LocalSlot(i, v)]);
+          const Int b = values.Decode(s[m.LocalSlot(j, v)]);
+          orders[at + v] |= static_cast<std::uint8_t>(a < b ? 1 : a == b ? 2 : 4);
+        }
+      }
+    }
     std::vector<std::uint32_t> ids;
     std::vector<std::vector<std::uint64_t>> atoms;
     for (std::uint32_t i = 0; i < m.num_threads() && own.size() <= kMaxOwnStates; ++i) {
@@ -291,6 +305,35 @@ void Existence(const Program& p, const Observations& o, const Places& places,
   }
 }
 
+// `forall j: j <= self || pc[self] != a || pc[j] != b || v[self] < v[j]`: how a per-thread
+// variable with many values (a ticket) of threads i < j at locations a and b compares, where
+// the own states are too many to be listed in pairs.
+void PairOrders(const Program& p, const Observations& o, const Places& places,
+                std::vector<std::string>& out) {
+  static const char* const kOps[8] = {"", "<", "==", "<=", ">", "!=", ">=", ""};
+  const std::size_t locals = p.locals.size();
+  for (std::size_t x = 0; x < places.named.size(); ++x) {
+    for (std::size_t y = 0; y < places.named.size(); ++y) {
+      const std::size_t a = places.named[x];
+      const std::size_t b = places.named[y];
+      for (std::size_t v = 0; v < locals; ++v) {
+        const Variable& var = p.locals[v];
+        const std::uint8_t seen = o.orders[(a * o.pcs + b) * locals + v];
+        if (var.type == Type::kBool || var.name.find('[') != std::string::npos || seen == 0 ||
+            seen == 7 ||
+            (!o.locals[a * locals + v].many && !o.locals[b * locals + v].many &&
+             o.own.size() <= kMaxOwnStates)) {
+          continue;
+        }
+        out.push_back(
+            fmt::format("forall {0}: {0} <= self || pc[self] != {1} || pc[{0}] != {2} "
+                        "|| {3}[self] {4} {3}[{0}]",
+                        places.j, places.labels[x], places.labels[y], var.name, kOps[seen]));
+      }
+    }
+  }
+}
+
 std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
   std::vector<std::string> out;
   const Places places = PlacesOf(p);
@@ -331,6 +374,7 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
   }
   group(places.unnamed, places.none_named);
   OwnPairs(p, o, places, out);
+  PairOrders(p, o, places, out);
   Existence(p, o, places, out);
   return out;
 }
