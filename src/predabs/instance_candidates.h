@@ -21,7 +21,8 @@ struct OrderedFigures {
     bool failed = false;    // a thread failed (the search stopped there)
   };
   std::vector<Instance> instances;
-  std::uint64_t candidates = 0;  // read off the instances
+  std::uint64_t candidates = 0;  // read off the instances, and given
+  std::uint64_t given = 0;       // of them, from the abstraction block
   std::uint64_t dropped = 0;     // by the symbolic checks
   std::uint64_t queries = 0;
   std::string undecided;  // the solver's reason, when a query was undecided

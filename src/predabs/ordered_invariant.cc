@@ -296,7 +296,7 @@ std::string OrderedCertificate(const std::string& digest, std::uint32_t first,
 
 OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
                                      std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
-                                     LimitWatch* limits) {
+                                     LimitWatch* limits, const std::vector<std::string>& given) {
   const Stopwatch clock;
   OrderedResult out;
   OrderedFigures& f = out.figures;
@@ -312,8 +312,10 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
     }
     if (!f.instances.back().complete) break;  // larger instances would stop there too
   }
-  const std::vector<std::string> candidates = reader.Candidates();
+  std::vector<std::string> candidates = reader.Candidates();
+  candidates.insert(candidates.end(), given.begin(), given.end());
   f.candidates = candidates.size();
+  f.given = given.size();
   Program with;
   try {
     with = ParseProgram(source + "\n" + OrderedInvariantBlock(candidates), program.file);

@@ -39,10 +39,12 @@ struct OrderedResult {
 };
 
 // The argument above for counts >= `first` of `program` (parsed from `source`), with finite
-// instances of `first` .. `last` threads.
+// instances of `first` .. `last` threads; `given` (`.drb` text from `self`'s view, the predicates
+// of an abstraction block) are candidates too, kept or dropped by the same checks.
 OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
                                      std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
-                                     LimitWatch* limits);
+                                     LimitWatch* limits,
+                                     const std::vector<std::string>& given = {});
 
 // The certificate (docs/certificates.md, kind "drb predicates" with "thread_ids": "ordered"): the
 // invariant as the abstraction, and one abstract state, every predicate true.

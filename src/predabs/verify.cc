@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/diagnostics.h"
+#include "drb/parser.h"
 #include "predabs/certificate.h"
 #include "predabs/describe.h"
 #include "predabs/ordered_invariant.h"
@@ -179,9 +180,18 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
                           const ThreadCounts& threads, LimitWatch& limits,
                           const StrategyHooks& hooks) {
   const Stopwatch clock;
+  // The chosen abstraction block's predicates are candidates too (its tracked locations are not
+  // formulas: the candidates state where threads are themselves).
+  std::vector<std::string> given;
+  const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
+  if (chosen.block != nullptr) {
+    for (const Predicate& p : chosen.block->predicates) {
+      given.push_back(ExprToString(program, *p.expr));
+    }
+  }
   const OrderedResult proof = ProveEveryOrderedCount(request.source, program, threads.first,
                                                      std::min(threads.last, threads.first + 2),
-                                                     request.drb.solver_timeout_ms, &limits);
+                                                     request.drb.solver_timeout_ms, &limits, given);
   DrbOptions drb = request.drb;
   drb.threads =
       std::to_string(proof.verdict == Verdict::kViolation ? proof.violation_at : threads.first);
@@ -211,17 +221,20 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
       "ordered_invariant",
       {{"instances", instances},
        {"candidates", f.candidates},
+       {"given", f.given},
        {"dropped", f.dropped},
        {"kept", proof.invariant.size()},
        {"solver_queries", f.queries},
        {"seconds", f.seconds},
        {"reason", proof.reason},
        {"invariant", proof.invariant}},
-      fmt::format("  every thread count >= {}: invariants from finite instances ({}): {} "
-                  "candidates, {} dropped by the checks for every count, {} kept ({} solver "
-                  "queries, {:.2f} s)\n",
-                  threads.first, counts, f.candidates, f.dropped, proof.invariant.size(), f.queries,
-                  f.seconds),
+      fmt::format(
+          "  every thread count >= {}: invariants from finite instances ({}): {} "
+          "candidates{}, {} dropped by the checks for every count, {} kept ({} solver "
+          "queries, {:.2f} s)\n",
+          threads.first, counts, f.candidates,
+          f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, chosen.spec().name),
+          f.dropped, proof.invariant.size(), f.queries, f.seconds),
       run::Section::Place::kWhy};
   if (proof.verdict == Verdict::kSafe && (request.options.deadlock || program.check_deadlock)) {
     report.verdict = Verdict::kUnknown;
