@@ -128,8 +128,9 @@ TEST(DrbParserTest, BundledModelsThatAreOrderedSymmetric) {
   std::set<std::string> ordered_only;
   std::set_difference(ordered.begin(), ordered.end(), symmetric.begin(), symmetric.end(),
                       std::inserter(ordered_only, ordered_only.end()));
-  EXPECT_EQ(ordered_only, (std::set<std::string>{"filter-lock", "filter-lock-broken", "szymanski",
-                                                 "szymanski-broken"}));
+  EXPECT_EQ(ordered_only,
+            (std::set<std::string>{"filter-lock", "filter-lock-broken", "szymanski",
+                                   "szymanski-broken", "ticket-bakery", "ticket-bakery-broken"}));
 }
 
 TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
