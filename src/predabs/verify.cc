@@ -173,7 +173,94 @@ void AddHorn(const HornFigures& horn, run::Report& report) {
   report.sections.push_back({"horn", json, text + "\n", run::Section::Place::kDetail});
 }
 
-// `--threads N..` on an ordered-symmetric program (ordered_invariant.h): the invariants from
+// The invariants from finite instances, in the report's words: a section before the verdict.
+run::Section OrderedSection(const OrderedResult& proof, std::uint32_t first,
+                            const std::string& block) {
+  const OrderedFigures& f = proof.figures;
+  run::Json instances = run::Json::array();
+  std::string counts;
+  for (const OrderedFigures::Instance& i : f.instances) {
+    instances.push_back({{"threads", i.threads},
+                         {"states", i.states},
+                         {"complete", i.complete},
+                         {"failed", i.failed}});
+    counts +=
+        fmt::format("{}{} threads: {} states{}", counts.empty() ? "" : ", ", i.threads, i.states,
+                    i.failed     ? " (a thread failed)"
+                    : i.complete ? ""
+                                 : " (stopped)");
+  }
+  run::Section section{
+      "ordered_invariant",
+      {{"instances", instances},
+       {"candidates", f.candidates},
+       {"given", f.given},
+       {"dropped", f.dropped},
+       {"kept", proof.invariant.size()},
+       {"solver_queries", f.queries},
+       {"seconds", f.seconds},
+       {"reason", proof.reason},
+       {"invariant", proof.invariant}},
+      fmt::format("  every thread count >= {}: invariants from finite instances ({}): {} "
+                  "candidates{}, {} dropped by the checks for every count, {} kept ({} solver "
+                  "queries, {:.2f} s)\n",
+                  first, counts, f.candidates,
+                  f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, block),
+                  f.dropped, proof.invariant.size(), f.queries, f.seconds),
+      run::Section::Place::kWhy};
+  if (proof.verdict == Verdict::kSafe) {
+    // The first few formulas (--json and the certificate have them all): a screenful.
+    constexpr std::size_t kShown = 6;
+    section.text +=
+        fmt::format("  the invariant: every thread `self` satisfies each of {} formulas{}\n",
+                    proof.invariant.size(),
+                    proof.invariant.size() > kShown ? " (--json lists them all), e.g." : "");
+    for (std::size_t i = 0; i < std::min(kShown, proof.invariant.size()); ++i) {
+      section.text += "    " + proof.invariant[i] + "\n";
+    }
+  }
+  return section;
+}
+
+// The verdict for every count: the proof's, in place of the run's at one count (whose report it
+// keeps), except that deadlock freedom is never claimed for every count.
+void ApplyOrdered(const OrderedResult& proof, const DrbRequest& request, const Program& program,
+                  std::uint32_t first, run::Report& report) {
+  if (proof.verdict == Verdict::kSafe && (request.options.deadlock || program.check_deadlock)) {
+    report.verdict = Verdict::kUnknown;
+    report.reason = proof.reason +
+                    "; but deadlock freedom is proved for one thread count at a time (by "
+                    "exhaustion), not for every count: give --threads N";
+  } else if (proof.verdict == Verdict::kSafe) {
+    report.verdict = Verdict::kSafe;
+    report.reason = proof.reason;
+    run::CountRun& run = report.runs.back();
+    run.result.verdict = Verdict::kSafe;
+    run.result.reason = proof.reason;
+    run.result.proof = Proof::kInvariant;
+    run.closure_break.reset();
+    run.closure_breaks.clear();
+    run.disrespecting.clear();
+    run.certificate = OrderedCertificate(request.digest, first, proof.invariant);
+    run.certificate_note.clear();
+    report.next.clear();
+    report.listed = 0;
+  } else if (proof.verdict == Verdict::kUnknown) {
+    report.reason = proof.reason + fmt::format(" (at {} threads alone: {}, {})", first,
+                                               VerdictName(report.verdict), report.reason);
+    report.verdict = Verdict::kUnknown;
+  } else if (report.verdict == Verdict::kViolation) {
+    report.reason += fmt::format(", at {} threads", proof.violation_at);
+  } else {  // the search of the instance saw a thread fail; the run at that count did not
+    report.reason = fmt::format(
+        "{} (every state of the instance searched; the run at {} threads "
+        "ended {}, so there is no trace: {})",
+        proof.reason, proof.violation_at, VerdictName(report.verdict), report.reason);
+    report.verdict = Verdict::kViolation;
+  }
+}
+
+// `--threads N..` on a program that is not symmetric (ordered_invariant.h): the invariants from
 // finite instances, and a run at one count for the report (at the smallest count that fails, or
 // at N, whose verdict the proof then replaces).
 run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
@@ -203,75 +290,9 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
       VerifyReport({request.options, drb, request.source, request.digest}, program, limits, hooks);
   report.header["threads"] = threads.Text();
   report.subject = "threads " + threads.Text() + ", invariants from finite instances";
-  const OrderedFigures& f = proof.figures;
-  run::Json instances = run::Json::array();
-  std::string counts;
-  for (const OrderedFigures::Instance& i : f.instances) {
-    instances.push_back({{"threads", i.threads},
-                         {"states", i.states},
-                         {"complete", i.complete},
-                         {"failed", i.failed}});
-    counts +=
-        fmt::format("{}{} threads: {} states{}", counts.empty() ? "" : ", ", i.threads, i.states,
-                    i.failed     ? " (a thread failed)"
-                    : i.complete ? ""
-                                 : " (stopped)");
-  }
-  run::Section section{
-      "ordered_invariant",
-      {{"instances", instances},
-       {"candidates", f.candidates},
-       {"given", f.given},
-       {"dropped", f.dropped},
-       {"kept", proof.invariant.size()},
-       {"solver_queries", f.queries},
-       {"seconds", f.seconds},
-       {"reason", proof.reason},
-       {"invariant", proof.invariant}},
-      fmt::format(
-          "  every thread count >= {}: invariants from finite instances ({}): {} "
-          "candidates{}, {} dropped by the checks for every count, {} kept ({} solver "
-          "queries, {:.2f} s)\n",
-          threads.first, counts, f.candidates,
-          f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, chosen.spec().name),
-          f.dropped, proof.invariant.size(), f.queries, f.seconds),
-      run::Section::Place::kWhy};
-  if (proof.verdict == Verdict::kSafe && (request.options.deadlock || program.check_deadlock)) {
-    report.verdict = Verdict::kUnknown;
-    report.reason = proof.reason +
-                    "; but deadlock freedom is proved for one thread count at a time (by "
-                    "exhaustion), not for every count: give --threads N";
-  } else if (proof.verdict == Verdict::kSafe) {
-    report.verdict = Verdict::kSafe;
-    report.reason = proof.reason;
-    run::CountRun& run = report.runs.back();
-    run.result.verdict = Verdict::kSafe;
-    run.result.reason = proof.reason;
-    run.result.proof = Proof::kInvariant;
-    run.closure_break.reset();
-    run.closure_breaks.clear();
-    run.disrespecting.clear();
-    run.certificate = OrderedCertificate(request.digest, threads.first, proof.invariant);
-    run.certificate_note.clear();
-    report.next.clear();
-    report.listed = 0;
-    // The first few formulas (--json and the certificate have them all): a screenful.
-    constexpr std::size_t kShown = 6;
-    section.text +=
-        fmt::format("  the invariant: every thread `self` satisfies each of {} formulas{}\n",
-                    proof.invariant.size(),
-                    proof.invariant.size() > kShown ? " (--json lists them all), e.g." : "");
-    for (std::size_t i = 0; i < std::min(kShown, proof.invariant.size()); ++i) {
-      section.text += "    " + proof.invariant[i] + "\n";
-    }
-  } else if (proof.verdict == Verdict::kUnknown) {
-    report.reason = proof.reason + fmt::format(" (at {} threads alone: {}, {})", threads.first,
-                                               VerdictName(report.verdict), report.reason);
-    report.verdict = Verdict::kUnknown;
-  } else if (report.verdict == Verdict::kViolation) {
-    report.reason += fmt::format(", at {} threads", proof.violation_at);
-  }
-  report.sections.insert(report.sections.begin(), std::move(section));
+  ApplyOrdered(proof, request, program, threads.first, report);
+  report.sections.insert(report.sections.begin(),
+                         OrderedSection(proof, threads.first, chosen.spec().name));
   report.time_s = clock.Seconds();
   return report;
 }
