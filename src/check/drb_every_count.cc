@@ -56,7 +56,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
   z3::expr Exists(const z3::expr_vector& ids, const z3::expr& body) {
     z3::expr in = ctx_.bool_val(true);
-    for (unsigned k = 0; k < ids.size(); ++k) in = in && InRange(ids[k]);
+    for (int k = 0; k < static_cast<int>(ids.size()); ++k) in = in && InRange(ids[k]);
     return z3::exists(ids, in && body);
   }
   z3::expr Int(const drb::Int& v) { return ctx_.int_val(v.str().c_str()); }
@@ -338,7 +338,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     if (holder.args.empty() || holder.args[0]->kind == Kind::kSelf) return self;
     if (holder.args[0]->kind == Kind::kBound) return bound[holder.args[0]->var];
     if (!ordered_) throw Unsupported{"an index that is not a thread"};
-    const z3::expr i = Eval(*holder.args[0], s, self, bound, fail);  // an id held in a variable
+    z3::expr i = Eval(*holder.args[0], s, self, bound, fail);  // an id held in a variable
     *fail = *fail || !InRange(i);
     return i;
   }

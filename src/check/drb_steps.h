@@ -76,7 +76,7 @@ inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& qu
   params.set("ctrl_c", false);
   fresh.set(params);
   const z3::expr_vector assertions = solver.assertions();
-  for (unsigned i = 0; i < assertions.size(); ++i) fresh.add(assertions[i]);
+  for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);
   fresh.add(query);
   const z3::check_result result = fresh.check();
   if (result == z3::unknown) PollLimits(limits);

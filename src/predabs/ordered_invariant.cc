@@ -135,7 +135,7 @@ class Houdini {
         const Expr& e = *Candidate(c).expr;
         if (global_[c]) continue;
         if (e.kind == Expr::Kind::kForall) {
-          all.push_back(enc_.Instance(e, s, count_, k, j));
+          all.push_back(Pair(e, s, k, j));
         } else if (first_j) {
           all.push_back(enc_.Eval(e, s, count_, k));
         }
@@ -234,13 +234,20 @@ class Houdini {
     }
   }
 
+  // `forall j: body` (`forall j != self: body`) at viewer k for thread j: its body there (true
+  // where j is k and the quantifier leaves the viewer out).
+  Term Pair(const Expr& e, const SymState& s, Term k, Term j) {
+    const Term body = enc_.Instance(e, s, count_, k, j);
+    return e.exclude_self ? s_.Or({s_.Eq(j, k), body}) : body;
+  }
+
   // Some thread (and for a candidate over pairs, some thread j) of `s` falsifies candidate c;
   // with `mover`, one of them is that thread.
   Term Break(std::size_t c, const SymState& s, Term v, Term w, std::optional<Term> mover) {
     const Expr& e = *Candidate(c).expr;
     std::vector<Term> broken;
     if (e.kind == Expr::Kind::kForall) {
-      broken.push_back(s_.Not(enc_.Instance(e, s, count_, v, w)));
+      broken.push_back(s_.Not(Pair(e, s, v, w)));
       if (mover) broken.push_back(s_.Or({s_.Eq(v, *mover), s_.Eq(w, *mover)}));
     } else {
       if (mover) broken.push_back(s_.Eq(v, *mover));

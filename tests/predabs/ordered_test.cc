@@ -1,6 +1,7 @@
 // Differential test of the invariants from finite instances (predabs/ordered_invariant.h): random
 // programs whose threads compare ids, claimed for every thread count >= 2, against brute force at
 // 2..5 threads, and their certificates against the checker's own encoding.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -151,6 +152,20 @@ TEST(OrderedTest, AFailureOnlyAtFiveThreadsIsNeverSafe) {
   ASSERT_EQ(r.figures.instances.size(), 3U);
   EXPECT_FALSE(r.figures.instances.back().failed);
   EXPECT_EQ(ProveEveryOrderedCount(text, program, 2, 5, 5000, nullptr).violation_at, 5U);
+}
+
+// A given candidate that leaves the viewer out (`forall i != self: ...`) says nothing about the
+// viewer itself: read for i == self too, "no other thread shows my id" would be "no thread shows
+// an id", false after the first step, and dropped.
+TEST(OrderedTest, ACandidateWithoutTheViewerSaysNothingOfIt) {
+  const std::string text =
+      "shared int v[threads] = -1;\nthread T * 2 {\n  a: v[self] := self;\n"
+      "  b: assert forall i != self: v[i] != self;\n}\n";
+  const Program program = ParseProgram(text, "ids.drb");
+  const std::string given = "forall i != self: v[i] != v[self] || v[i] == -1";
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 2, 5000, nullptr, {given});
+  ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
+  EXPECT_NE(std::find(r.invariant.begin(), r.invariant.end(), given), r.invariant.end());
 }
 
 // Szymanski's mutual exclusion for every count rests on an existential fact (a thread back at
