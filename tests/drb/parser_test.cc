@@ -129,8 +129,9 @@ TEST(DrbParserTest, BundledModelsThatAreOrderedSymmetric) {
   std::set_difference(ordered.begin(), ordered.end(), symmetric.begin(), symmetric.end(),
                       std::inserter(ordered_only, ordered_only.end()));
   EXPECT_EQ(ordered_only,
-            (std::set<std::string>{"filter-lock", "filter-lock-broken", "szymanski",
-                                   "szymanski-broken", "ticket-bakery", "ticket-bakery-broken"}));
+            (std::set<std::string>{"burns-quantified", "burns-quantified-broken", "filter-lock",
+                                   "filter-lock-broken", "szymanski", "szymanski-broken",
+                                   "ticket-bakery", "ticket-bakery-broken"}));
 }
 
 TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
