@@ -119,7 +119,7 @@ std::optional<std::uint32_t> FirstFailing(const Program& program) {
 TEST(OrderedTest, EveryCountClaimsHoldForSmallCounts) {
   Generator gen(2026);
   gen.SetOrdered(true);
-  const int programs = testing::Sweep(24);
+  const int programs = testing::Sweep(21);  // 84 in `ctest -L long`
   std::size_t safe = 0, violations = 0, unknown = 0, refused = 0, certified = 0;
   std::mt19937 rng(33);
   for (int round = 0; round < programs; ++round) {
@@ -201,6 +201,8 @@ TEST(OrderedTest, ACandidateWithoutTheViewerSaysNothingOfIt) {
 // `close` from `hold` saw another's flag 4): the checker accepts the invariant druba found, and
 // rejects it without that fact.
 TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
+  // Solver work, which the sanitizers do not see (their run has DRUBA_SWEEP below 1).
+  if (testing::SweepFactor() < 1) GTEST_SKIP() << "solver work only";
   const std::string path = std::string(DRUBA_SOURCE_DIR) + "/models/szymanski.drb";
   const std::string text = ReadFile(path);
   const Program program = ParseProgram(text, path);
