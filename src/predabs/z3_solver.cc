@@ -104,26 +104,14 @@ class Z3Solver final : public Solver {
   void Pop() override { solver_.pop(); }
   void Assert(Term formula) override { solver_.add(at(formula)); }
   SatResult Check() override {
-    fresh_reason_.clear();
     ++checks_;
-    switch (solver_.check()) {
-      case z3::sat:
-        model_ = std::make_unique<z3::model>(solver_.get_model());
-        return SatResult::kSat;
-      case z3::unsat:
-        return SatResult::kUnsat;
-      case z3::unknown:
-        break;
-    }
-    return SatResult::kUnknown;
+    return Answer(solver_);
   }
   bool ModelBool(Term formula) override { return model_->eval(at(formula), true).is_true(); }
   drb::Int ModelInt(Term term) override {
     return drb::Int(model_->eval(at(term), true).get_decimal_string(0));
   }
-  std::string ReasonUnknown() override {
-    return fresh_reason_.empty() ? solver_.reason_unknown() : fresh_reason_;
-  }
+  std::string ReasonUnknown() override { return reason_; }
   SatResult CheckAlone(const std::vector<Term>& formulas) override {
     ++checks_;
     z3::solver fresh(context_);
@@ -132,18 +120,7 @@ class Z3Solver final : public Solver {
     params.set("ctrl_c", false);
     fresh.set(params);
     for (const Term f : formulas) fresh.add(at(f));
-    fresh_reason_.clear();
-    switch (fresh.check()) {
-      case z3::sat:
-        model_ = std::make_unique<z3::model>(fresh.get_model());
-        return SatResult::kSat;
-      case z3::unsat:
-        return SatResult::kUnsat;
-      case z3::unknown:
-        break;
-    }
-    fresh_reason_ = fresh.reason_unknown();
-    return SatResult::kUnknown;
+    return Answer(fresh);
   }
   std::uint64_t num_checks() const override { return checks_; }
 
@@ -299,6 +276,22 @@ class Z3Solver final : public Solver {
   }
 
  private:
+  // `solver`'s answer to its assertions: the model when sat, the reason when undecided.
+  SatResult Answer(z3::solver& solver) {
+    reason_.clear();
+    switch (solver.check()) {
+      case z3::sat:
+        model_ = std::make_unique<z3::model>(solver.get_model());
+        return SatResult::kSat;
+      case z3::unsat:
+        return SatResult::kUnsat;
+      case z3::unknown:
+        break;
+    }
+    reason_ = solver.reason_unknown();
+    return SatResult::kUnknown;
+  }
+
   Term Add(const z3::expr& e) {
     terms_.push_back(e);
     return static_cast<Term>(terms_.size() - 1);
@@ -376,7 +369,7 @@ class Z3Solver final : public Solver {
   std::vector<z3::expr> terms_;
   std::unique_ptr<z3::model> model_;
   unsigned timeout_ms_;
-  std::string fresh_reason_;
+  std::string reason_;  // why the last check was undecided
   std::uint64_t fresh_ = 0;
   std::uint64_t checks_ = 0;
   std::unique_ptr<z3::fixedpoint> fixedpoint_;  // the Horn clauses, made on first use
