@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "drb/liveness.h"
 #include "drb/ordered.h"
 #include "explore/state_store.h"
 #include "predabs/model.h"
@@ -17,8 +18,43 @@ namespace instance_detail {
 
 constexpr std::size_t kMaxValues = 4;      // values listed in one candidate
 constexpr std::size_t kMaxOwnStates = 48;  // pairs of own states as candidates up to this many
+constexpr std::size_t kMaxRelative = 96;   // own states relative to another thread, at most
 constexpr std::uint64_t kMaxAtomValue =
     8;  // `v[k] == c` atoms for c in 0 .. 7  // Houdini at first .. first + 3 threads first
+
+// The variables that name threads: those that hold ids (drb::IdHolders) and those a thread
+// indexes another's entry with (`flag[j]`, `pc[turn]`), ids computed by arithmetic included.
+struct IndexVariables {
+  std::vector<bool> shared, locals;
+
+  explicit IndexVariables(const Program& p) {
+    const drb::IdVariables ids = drb::IdHolders(p);
+    shared = ids.shared;
+    locals = ids.locals;
+    for (const Statement& s : p.statements) Body(s.body);
+  }
+
+ private:
+  void Index(const Expr& e) {
+    if (e.kind == Expr::Kind::kShared && e.args.empty()) shared[e.var] = true;
+    if (e.kind == Expr::Kind::kLocal && e.args.empty()) locals[e.var] = true;
+  }
+  void Walk(const Expr& e) {
+    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
+      Index(*e.args[0]);
+    }
+    for (const ExprPtr& a : e.args) Walk(*a);
+  }
+  void Body(const std::vector<Instr>& body) {
+    for (const Instr& instr : body) {
+      for (const ExprPtr& e : instr.exprs) Walk(*e);
+      for (const Instr::Target& t : instr.targets) {
+        if (t.index && t.size == 0) Index(*t.index);
+      }
+      for (const std::vector<Instr>& block : instr.blocks) Body(block);
+    }
+  }
+};
 
 // A variable the candidates name: a shared one (any thread sees the one copy) or one of the
 // per-thread ones (`v[self]`), with the values and the order against the viewing thread's id
@@ -31,10 +67,12 @@ struct Seen {
   bool unbounded = false;                            // a value beyond int64
   bool id_like = true;      // every value within -1 .. n at n threads (an id, none, or the count)
   bool below_count = true;  // every value below n at n threads
+  bool from_count = true;   // every value n or above at n threads
 
   void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
     id_like = id_like && value >= -1 && value <= n;
     below_count = below_count && value < n;
+    from_count = from_count && value >= n;
     const int order = value < self ? -1 : value == self ? 0 : 1;
     below = below || order < 0;
     equal = equal || order == 0;
@@ -58,6 +96,7 @@ struct Seen {
     unbounded = unbounded || o.unbounded;
     id_like = id_like && o.id_like;
     below_count = below_count && o.below_count;
+    from_count = from_count && o.from_count;
     if (o.lo) lo = std::min(lo.value_or(*o.lo), *o.lo);
     if (o.hi) hi = std::max(hi.value_or(*o.hi), *o.hi);
     values.insert(o.values.begin(), o.values.end());
@@ -73,12 +112,18 @@ struct CandidateReader::Observations {
   static constexpr std::size_t kMaxOwnStates = instance_detail::kMaxOwnStates;
   static constexpr std::uint64_t kMaxAtomValue = instance_detail::kMaxAtomValue;
   explicit Observations(const Program& p)
-      : pcs(p.statements.size() + 2),
+      : index(p),
+        live(drb::LiveLocals(p)),
+        pcs(p.statements.size() + 2),
         pairs(pcs * pcs, false),
         reached(pcs, false),
         shared(pcs * p.shared.size()),
         locals(pcs * p.locals.size()),
-        orders(pcs * pcs * p.locals.size(), 0) {}
+        orders(pcs * pcs * p.locals.size(), 0) {
+    relative_off = std::find(index.locals.begin(), index.locals.end(), true) == index.locals.end();
+  }
+  instance_detail::IndexVariables index;
+  std::vector<std::vector<bool>> live;  // [pc][local]: may be read again (drb/liveness.h)
   std::size_t pcs;
   std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
   std::vector<bool> reached;  // [a]: some thread at a
@@ -94,10 +139,58 @@ struct CandidateReader::Observations {
   // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
   // each own state the atoms some other thread satisfied whenever a thread was in it.
   std::map<std::uint32_t, std::set<std::uint64_t>> others;
+  // A thread's own state relative to another thread: its location, the values of its variables
+  // that do not name threads, and for each that does (and each shared one) how it compares with
+  // the thread's own id and the other's (0: below, 1: equal, 2: above; own * 3 + other). The
+  // pairs of them threads i < j were seen in, and which were seen as i's and as j's.
+  std::map<std::vector<std::int64_t>, std::uint32_t> relative;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> relative_pairs;
+  std::set<std::uint32_t> relative_lower, relative_upper;
+  bool relative_off = false;  // no local names threads, or too many such own states
+
+  static constexpr std::int64_t kDead = 9;
+  void RelativeKey(const IntModel& m, StateView s, std::uint32_t who, std::uint32_t other,
+                   std::vector<std::int64_t>& key) const {
+    const Program& p = m.program();
+    const auto order = [](const Int& v, std::uint32_t id) -> std::int64_t {
+      return v < id ? 0 : v == id ? 1 : 2;
+    };
+    key.assign(1, static_cast<std::int64_t>(s[m.PcSlot(who)]));
+    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+      if (!index.locals[v] || p.locals[v].name.find('[') != std::string::npos) continue;
+      if (!live[key[0]][v]) {
+        key.push_back(kDead);  // its value is never read again
+        continue;
+      }
+      const Int value = m.values().Decode(s[m.LocalSlot(who, v)]);
+      key.push_back(order(value, who) * 3 + order(value, other));
+    }
+  }
+
+  void RecordRelative(const IntModel& m, StateView s) {
+    std::vector<std::int64_t> a, b;
+    const auto number = [&](const std::vector<std::int64_t>& key) {
+      const auto next = static_cast<std::uint32_t>(relative.size());
+      return relative.emplace(key, next).first->second;
+    };
+    for (std::uint32_t i = 0; i < m.num_threads() && !relative_off; ++i) {
+      for (std::uint32_t j = i + 1; j < m.num_threads() && !relative_off; ++j) {
+        RelativeKey(m, s, i, j, a);
+        RelativeKey(m, s, j, i, b);
+        const std::uint32_t ia = number(a);
+        const std::uint32_t ib = number(b);
+        relative_pairs.emplace(ia, ib);
+        relative_lower.insert(ia);
+        relative_upper.insert(ib);
+        relative_off = relative.size() > instance_detail::kMaxRelative;
+      }
+    }
+  }
 
   void Record(const IntModel& m, StateView s) {
     const Program& p = m.program();
     const ValueTable& values = m.values();
+    if (!relative_off) RecordRelative(m, s);
     for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
       for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
         const std::size_t at = (s[m.PcSlot(i)] * pcs + s[m.PcSlot(j)]) * p.locals.size();
@@ -178,7 +271,8 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
       out.push_back(head + (*seen.values.begin() != 0 ? "" : "!") + name);
     return;
   }
-  if (!seen.many) {
+  // An id's values at a few counts say nothing of larger ones, unless none names a thread.
+  if (!seen.many && (!id || (seen.hi && *seen.hi < 0))) {
     std::string any;
     for (const std::int64_t v : seen.values) {
       any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
@@ -194,6 +288,7 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
   }
   if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
   if (seen.below_count) out.push_back(head + name + " < " + count);
+  if (seen.from_count) out.push_back(head + name + " >= " + count);
   if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
   if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
   if (!seen.above) out.push_back(head + name + " <= self");
@@ -274,6 +369,50 @@ void OwnPairs(const Program& p, const Observations& o, const Places& places,
   }
 }
 
+// Thread `who` is not in relative own state `key` (Observations::relative) against thread `other`.
+std::optional<std::string> NotInRelative(const Program& p, const Observations& o,
+                                         const Places& places, const std::vector<std::int64_t>& key,
+                                         const std::string& who, const std::string& other) {
+  static const char* const kNot[3] = {">=", "!=", "<="};
+  const auto at = std::find(places.named.begin(), places.named.end(), key[0]);
+  if (at == places.named.end()) return std::nullopt;
+  std::string out = fmt::format("pc[{}] != {}", who, places.labels[at - places.named.begin()]);
+  std::size_t k = 1;
+  for (std::size_t v = 0; v < p.locals.size(); ++v) {
+    const Variable& var = p.locals[v];
+    if (!o.index.locals[v] || var.name.find('[') != std::string::npos) continue;
+    const std::int64_t c = key[k++];
+    if (c == Observations::kDead) continue;
+    out += fmt::format(" || {0}[{1}] {2} {1} || {0}[{1}] {3} {4}", var.name, who, kNot[c / 3],
+                       kNot[c % 3], other);
+  }
+  return out;
+}
+
+// Pairs of relative own states that threads i < j were never seen in together, where their
+// locations were: `forall j: j <= self || pc[self] != a || k[self] >= j || ... || pc[j] != b ...`
+// (thread self past j in its scan while j is past self in its own, say).
+void RelativePairs(const Program& p, const Observations& o, const Places& places,
+                   std::vector<std::string>& out) {
+  if (o.relative_off) return;
+  for (const auto& [a, ia] : o.relative) {
+    if (!o.relative_lower.contains(ia)) continue;
+    const std::optional<std::string> lower = NotInRelative(p, o, places, a, "self", places.j);
+    if (!lower) continue;
+    for (const auto& [b, ib] : o.relative) {
+      if (!o.relative_upper.contains(ib) || o.relative_pairs.contains({ia, ib}) ||
+          !o.pairs[static_cast<std::size_t>(a[0]) * o.pcs + static_cast<std::size_t>(b[0])]) {
+        continue;
+      }
+      if (const std::optional<std::string> upper =
+              NotInRelative(p, o, places, b, places.j, "self")) {
+        out.push_back(
+            fmt::format("forall {0}: {0} <= self || {1} || {2}", places.j, *lower, *upper));
+      }
+    }
+  }
+}
+
 // `(forall k: <k not in own state a>) || exists m: <atom of m>`: whenever a thread is in own
 // state a, some thread (another: a thread in a does not satisfy the atom) satisfies the atom. It
 // names no `self`, so that the solver meets it as an existential fact of the state.
@@ -337,7 +476,7 @@ void PairOrders(const Program& p, const Observations& o, const Places& places,
 std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
   std::vector<std::string> out;
   const Places places = PlacesOf(p);
-  const drb::IdVariables ids = drb::IdHolders(p);
+  const instance_detail::IndexVariables& ids = o.index;
   const std::string count = fmt::format("count({}: true)", places.j);
   // Per group of locations: the candidates' head, and what the variables took there.
   const auto group = [&](const std::vector<std::uint32_t>& pcs, const std::string& head) {
@@ -373,7 +512,11 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
     }
   }
   group(places.unnamed, places.none_named);
-  OwnPairs(p, o, places, out);
+  if (o.relative_off) {
+    OwnPairs(p, o, places, out);
+  } else {
+    RelativePairs(p, o, places, out);
+  }
   PairOrders(p, o, places, out);
   Existence(p, o, places, out);
   return out;
