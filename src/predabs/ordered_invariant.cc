@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/diagnostics.h"
+#include "drb/ordered.h"
 #include "predabs/encoder.h"
 #include "predabs/model.h"
 #include "predabs/solver.h"
@@ -17,6 +19,9 @@ namespace druba::predabs {
 namespace {
 
 constexpr std::uint32_t kOrderedFixedCounts = 1;  // Houdini at first, first + 1 threads first
+// Houdini::Grounded: rounds of instantiation, and the largest count whose models it checks.
+constexpr int kGroundRounds = 4;
+constexpr std::uint32_t kGroundCount = 8;
 
 // Whether `e` depends on the viewing thread.
 bool NamesSelf(const Expr& e) {
@@ -36,6 +41,30 @@ bool WritesOthers(const std::vector<Instr>& body) {
     }
   }
   return false;
+}
+
+bool NamesBound(const Expr& e) {
+  return e.kind == Expr::Kind::kBound ||
+         std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesBound(*a); });
+}
+
+// The expressions a statement names other threads with (`flag[j]`, `pc[turn]`, `a[k] := ...`),
+// those that name no quantifier's variable.
+void ThreadIndices(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
+  const auto walk = [&](const auto& self, const Expr& e) -> void {
+    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty() &&
+        !NamesBound(*e.args[0])) {
+      out.push_back(e.args[0].get());
+    }
+    for (const ExprPtr& a : e.args) self(self, *a);
+  };
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) walk(walk, *e);
+    for (const Instr::Target& t : op.targets) {
+      if (t.local && t.index && t.size == 0 && !NamesBound(*t.index)) out.push_back(t.index.get());
+    }
+    for (const std::vector<Instr>& block : op.blocks) ThreadIndices(block, out);
+  }
 }
 
 // Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
@@ -71,6 +100,7 @@ class Houdini {
         solver_(MakeZ3Solver(timeout_ms)),
         s_(*solver_),
         enc_(program, s_),
+        ids_(drb::IdHolders(program)),
         limits_(limits),
         alive_(std::move(alive)) {
     count_ = fixed ? enc_.Fixed(*fixed) : enc_.Ordered(first, facts_);
@@ -100,9 +130,19 @@ class Houdini {
         const Term t = enc_.FreshThread(count_, "t");
         const Term failed = s_.Eq(s_.Select(post.pc, t), s_.Num(p_.error_pc));
         const bool writes_others = WritesOthers(p_.statements[stmt].body);
-        if (!Prune({enc_.WellFormed(pre, count_), Invariant(pre), enc_.InRange(t, count_),
+        Hypothesis hyp{&pre, {t}, {}};
+        std::vector<const Expr*> indices;
+        ThreadIndices(p_.statements[stmt].body, indices);
+        for (const Expr* e : indices) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
+        for (std::size_t v = 0; v < p_.shared.size(); ++v) {
+          if (ids_.shared[v]) hyp.threads.push_back(pre.shared[v]);
+        }
+        for (std::size_t v = 0; v < p_.locals.size(); ++v) {
+          if (ids_.locals[v]) hyp.threads.push_back(s_.Select(pre.locals[v], t));
+        }
+        if (!Prune({enc_.WellFormed(pre, count_), enc_.InRange(t, count_),
                     enc_.Step(stmt, t, pre, post, count_)},
-                   post, failed, writes_others ? std::nullopt : std::optional<Term>(t))) {
+                   post, failed, writes_others ? std::nullopt : std::optional<Term>(t), &hyp)) {
           return false;
         }
         if (failed_) {
@@ -125,27 +165,78 @@ class Houdini {
   }
   const Predicate& Candidate(std::size_t c) const { return p_.abstractions.back().predicates[c]; }
 
-  // Every thread satisfies every candidate left: one quantifier over pairs of threads (k, j),
-  // expanded at a fixed count.
-  Term Invariant(const SymState& s) {
-    const auto pair = [&](Term k, Term j, bool first_j) {
-      std::vector<Term> all;
-      for (std::size_t c = 0; c < alive_.size(); ++c) {
-        if (!alive_[c]) continue;
-        const Expr& e = *Candidate(c).expr;
-        if (global_[c]) continue;
-        if (e.kind == Expr::Kind::kForall) {
-          all.push_back(Pair(e, s, k, j));
-        } else if (first_j) {
-          all.push_back(enc_.Eval(e, s, count_, k));
+  // The state a step starts from, which satisfies the candidates left, and the threads the step
+  // names (the one that moves, those it reads or writes the entries of).
+  struct Hypothesis {
+    const SymState* pre = nullptr;
+    std::vector<Term> threads;
+    std::set<std::uint32_t> numbered;  // the threads among them that are numerals
+  };
+
+  // The candidates left that name `self`, at viewer k and (those over pairs) thread j; the ones
+  // over one thread only with `first_j`.
+  Term PairInvariant(const SymState& s, Term k, Term j, bool first_j) {
+    std::vector<Term> all;
+    for (std::size_t c = 0; c < alive_.size(); ++c) {
+      if (!alive_[c] || global_[c]) continue;
+      const Expr& e = *Candidate(c).expr;
+      if (e.kind == Expr::Kind::kForall) {
+        all.push_back(Pair(e, s, k, j));
+      } else if (first_j) {
+        all.push_back(enc_.Eval(e, s, count_, k));
+      }
+    }
+    return s_.And(all);
+  }
+
+  // Asks `context`, whose entry `at` is the invariant over the state hyp.pre, with the invariant
+  // at the pairs of hyp.threads only. Unsatisfiable so: unsatisfiable (those instances are
+  // implied). A model of it whose count is small and that satisfies the invariant at every pair
+  // of its threads is a model of the whole query: kSat, the model kept. Otherwise the pairs it
+  // breaks join the instances and it asks again, a few times; then kUnknown (ask with the
+  // quantifier). Model-based instantiation, done here where the threads are integers.
+  SatResult Grounded(std::vector<Term> context, std::size_t at, Hypothesis& hyp) {
+    for (int round = 0; round < kGroundRounds; ++round) {
+      context[at] = Invariant(*hyp.pre, &hyp.threads);
+      const SatResult r = s_.CheckAlone(context);
+      if (r != SatResult::kSat) return r == SatResult::kUnsat ? r : SatResult::kUnknown;
+      const Int n = s_.ModelInt(count_.n);
+      if (n > kGroundCount) return SatResult::kUnknown;
+      const auto threads = static_cast<std::uint32_t>(n);
+      bool holds = true;
+      for (std::uint32_t k = 0; k < threads; ++k) {
+        for (std::uint32_t j = 0; j < threads; ++j) {
+          if (s_.ModelBool(PairInvariant(*hyp.pre, s_.Num(k), s_.Num(j), j == 0))) continue;
+          holds = false;
+          for (const std::uint32_t x : {k, j}) {
+            if (hyp.numbered.insert(x).second) hyp.threads.push_back(s_.Num(x));
+          }
         }
       }
-      return s_.And(all);
-    };
+      if (holds) return SatResult::kSat;
+    }
+    return SatResult::kUnknown;
+  }
+
+  // Every thread satisfies every candidate left: one quantifier over pairs of threads (k, j),
+  // expanded at a fixed count; with `at`, only at the pairs of those threads (weaker: a query
+  // that is unsatisfiable with it is with the whole invariant).
+  Term Invariant(const SymState& s, const std::vector<Term>* at = nullptr) {
+    const auto pair = [&](Term k, Term j, bool first_j) { return PairInvariant(s, k, j, first_j); };
     std::vector<Term> all;  // the candidates that name no `self`, once
     for (std::size_t c = 0; c < alive_.size(); ++c) {
       if (alive_[c] && global_[c])
         all.push_back(enc_.Eval(*Candidate(c).expr, s, count_, count_.zero));
+    }
+    if (at != nullptr) {  // where both are threads: an index may be out of range
+      for (std::size_t k = 0; k < at->size(); ++k) {
+        for (std::size_t j = 0; j < at->size(); ++j) {
+          all.push_back(
+              s_.Implies(s_.And({enc_.InRange((*at)[k], count_), enc_.InRange((*at)[j], count_)}),
+                         pair((*at)[k], (*at)[j], j == 0)));
+        }
+      }
+      return s_.And(all);
     }
     if (count_.fixed) {
       for (std::uint32_t k = 0; k < *count_.fixed; ++k) {
@@ -168,8 +259,11 @@ class Houdini {
   // is asked alone (Solver::CheckAlone): the solver's incremental mode handles these quantifiers
   // far worse.
   // `mover`: the thread that stepped, when it wrote no other thread's entry.
+  // `hyp`: the invariant holds in the state the step starts from; where the count is symbolic, each
+  // query is first asked with it instantiated at the threads of the step and of the break, and
+  // with the quantified invariant only where that one is satisfiable.
   bool Prune(std::vector<Term> context, const SymState& s, std::optional<Term> failed,
-             std::optional<Term> mover = std::nullopt) {
+             std::optional<Term> mover = std::nullopt, Hypothesis* hyp = nullptr) {
     for (const Term f : facts_) context.push_back(f);
     // One pair of threads (v, w) for every candidate: "some candidate breaks at some pair" is
     // "at some pair some candidate breaks", and the solver then meets two threads, not two per
@@ -178,6 +272,13 @@ class Houdini {
     const Term w = enc_.FreshThread(count_, "w");
     context.push_back(enc_.InRange(v, count_));
     context.push_back(enc_.InRange(w, count_));
+    const bool grounded = hyp != nullptr && !count_.fixed;
+    const std::size_t invariant_at = context.size();
+    if (hyp != nullptr) context.push_back(Invariant(*hyp->pre));
+    if (grounded) {
+      hyp->threads.push_back(v);
+      hyp->threads.push_back(w);
+    }
     std::vector<std::pair<std::size_t, Term>> breaks;
     for (std::size_t c = 0; c < alive_.size(); ++c) {
       if (alive_[c]) breaks.emplace_back(c, Break(c, s, v, w, own_[c] ? mover : std::nullopt));
@@ -190,6 +291,11 @@ class Houdini {
       ++queries_;
       std::vector<Term> all = context;
       all.push_back(goal);
+      if (grounded) {
+        const SatResult weak = Grounded(all, invariant_at, *hyp);
+        if (weak != SatResult::kUnknown) return weak;
+        all[invariant_at] = context[invariant_at];
+      }
       const SatResult r = s_.CheckAlone(all);
       if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
       return r;
@@ -260,6 +366,7 @@ class Houdini {
   std::unique_ptr<Solver> solver_;
   Solver& s_;
   Encoder enc_;
+  drb::IdVariables ids_;  // the variables that hold thread ids
   LimitWatch* limits_;
   std::vector<Term> facts_;
   ThreadCount count_;
