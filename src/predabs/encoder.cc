@@ -325,20 +325,7 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
       }
       const Term a = EvalIn(*e.args[0], state, count, self, slots, errors);
       const Term b = EvalIn(*e.args[1], state, count, self, slots, errors);
-      const Term out = ApplyBinary(e.op, a, b, errors);
-      if ((e.op != Expr::Op::kMod && e.op != Expr::Op::kDiv) ||
-          e.args[1]->kind == Expr::Kind::kNumber) {
-        return out;
-      }
-      // By a variable (`(i + 1) % count(j: true)`): the same value, with the two cases of a
-      // cyclic scan linear (0 <= a < b, b <= a < 2b), so that the solver rarely needs the
-      // nonlinear term.
-      const Term below = s_.And({s_.Le(s_.Num(0), a), s_.Lt(a, b)});
-      const Term twice = s_.Apply(Fn::kAdd, {b, b});
-      const Term next = s_.And({s_.Le(b, a), s_.Lt(a, twice)});
-      return e.op == Expr::Op::kMod
-                 ? s_.Ite(below, a, s_.Ite(next, s_.Apply(Fn::kSub, {a, b}), out))
-                 : s_.Ite(below, s_.Num(0), s_.Ite(next, s_.Num(1), out));
+      return ApplyBinary(e.op, a, b, errors);
     }
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:
