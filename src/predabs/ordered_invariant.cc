@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,9 +17,13 @@
 namespace druba::predabs {
 namespace {
 
-constexpr std::uint32_t kOrderedFixedCounts = 1;  // Houdini at first, first + 1 threads first
+// Houdini at first, first + 1 threads first, and at first + 2 too while more than
+// kManyCandidates are left (ground queries: cheaper than the symbolic ones for as many).
+constexpr std::uint32_t kOrderedFixedCounts = 2;
+constexpr std::size_t kManyCandidates = 300;
 // Houdini::Grounded: rounds of instantiation, and the largest count whose models it checks.
-constexpr int kGroundRounds = 4;
+constexpr int kGroundRounds = 3;
+constexpr unsigned kGroundTimeoutMs = 2000;  // each of its queries
 constexpr std::uint32_t kGroundCount = 8;
 
 // Whether `e` depends on the viewing thread.
@@ -170,7 +173,7 @@ class Houdini {
   struct Hypothesis {
     const SymState* pre = nullptr;
     std::vector<Term> threads;
-    std::set<std::uint32_t> numbered;  // the threads among them that are numerals
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // and these pairs of threads
   };
 
   // The candidates left that name `self`, at viewer k and (those over pairs) thread j; the ones
@@ -197,8 +200,8 @@ class Houdini {
   // quantifier). Model-based instantiation, done here where the threads are integers.
   SatResult Grounded(std::vector<Term> context, std::size_t at, Hypothesis& hyp) {
     for (int round = 0; round < kGroundRounds; ++round) {
-      context[at] = Invariant(*hyp.pre, &hyp.threads);
-      const SatResult r = s_.CheckAlone(context);
+      context[at] = Invariant(*hyp.pre, &hyp);
+      const SatResult r = s_.CheckAlone(context, kGroundTimeoutMs);
       if (r != SatResult::kSat) return r == SatResult::kUnsat ? r : SatResult::kUnknown;
       const Int n = s_.ModelInt(count_.n);
       if (n > kGroundCount) return SatResult::kUnknown;
@@ -208,9 +211,7 @@ class Houdini {
         for (std::uint32_t j = 0; j < threads; ++j) {
           if (s_.ModelBool(PairInvariant(*hyp.pre, s_.Num(k), s_.Num(j), j == 0))) continue;
           holds = false;
-          for (const std::uint32_t x : {k, j}) {
-            if (hyp.numbered.insert(x).second) hyp.threads.push_back(s_.Num(x));
-          }
+          hyp.pairs.emplace_back(k, j);
         }
       }
       if (holds) return SatResult::kSat;
@@ -219,9 +220,9 @@ class Houdini {
   }
 
   // Every thread satisfies every candidate left: one quantifier over pairs of threads (k, j),
-  // expanded at a fixed count; with `at`, only at the pairs of those threads (weaker: a query
-  // that is unsatisfiable with it is with the whole invariant).
-  Term Invariant(const SymState& s, const std::vector<Term>* at = nullptr) {
+  // expanded at a fixed count; with `at`, only at the pairs of its threads and its pairs of
+  // numbered threads (weaker: a query that is unsatisfiable with it is with the whole invariant).
+  Term Invariant(const SymState& s, const Hypothesis* at = nullptr) {
     const auto pair = [&](Term k, Term j, bool first_j) { return PairInvariant(s, k, j, first_j); };
     std::vector<Term> all;  // the candidates that name no `self`, once
     for (std::size_t c = 0; c < alive_.size(); ++c) {
@@ -229,12 +230,16 @@ class Houdini {
         all.push_back(enc_.Eval(*Candidate(c).expr, s, count_, count_.zero));
     }
     if (at != nullptr) {  // where both are threads: an index may be out of range
-      for (std::size_t k = 0; k < at->size(); ++k) {
-        for (std::size_t j = 0; j < at->size(); ++j) {
-          all.push_back(
-              s_.Implies(s_.And({enc_.InRange((*at)[k], count_), enc_.InRange((*at)[j], count_)}),
-                         pair((*at)[k], (*at)[j], j == 0)));
+      for (std::size_t k = 0; k < at->threads.size(); ++k) {
+        for (std::size_t j = 0; j < at->threads.size(); ++j) {
+          all.push_back(s_.Implies(
+              s_.And({enc_.InRange(at->threads[k], count_), enc_.InRange(at->threads[j], count_)}),
+              pair(at->threads[k], at->threads[j], j == 0)));
         }
+      }
+      for (const auto& [k, j] : at->pairs) {
+        all.push_back(s_.Implies(s_.Lt(s_.Num(std::max(k, j)), count_.n),
+                                 pair(s_.Num(k), s_.Num(j), j == 0)));
       }
       return s_.And(all);
     }
@@ -443,7 +448,11 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
   std::vector<bool> alive(candidates.size(), true);
   std::string failure;
   bool decided = true;
-  for (std::uint32_t n = first; n <= first + kOrderedFixedCounts && decided && failure.empty();
+  const auto many = [&] {
+    return static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
+  };
+  for (std::uint32_t n = first;
+       n <= first + kOrderedFixedCounts && decided && failure.empty() && (n < first + 2 || many());
        ++n) {
     Houdini fixed(with, n, first, alive, timeout_ms, limits);
     decided = fixed.Initial() && fixed.Steps(&failure);

@@ -79,7 +79,8 @@ class Solver {
   virtual SatResult Check() = 0;
   // `formulas` alone (not the assertions above), in a solver of their own: no incremental
   // state, so that the solver's preprocessing of quantifiers applies. Sets the model as Check.
-  virtual SatResult CheckAlone(const std::vector<Term>& formulas) = 0;
+  // `timeout_ms` (when not 0) instead of the solver's own, if shorter.
+  virtual SatResult CheckAlone(const std::vector<Term>& formulas, unsigned timeout_ms = 0) = 0;
   // After kSat: the value of a term in the model (completed where unconstrained).
   virtual bool ModelBool(Term formula) = 0;
   virtual Int ModelInt(Term term) = 0;

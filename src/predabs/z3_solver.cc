@@ -112,11 +112,11 @@ class Z3Solver final : public Solver {
     return drb::Int(model_->eval(at(term), true).get_decimal_string(0));
   }
   std::string ReasonUnknown() override { return reason_; }
-  SatResult CheckAlone(const std::vector<Term>& formulas) override {
+  SatResult CheckAlone(const std::vector<Term>& formulas, unsigned timeout_ms) override {
     ++checks_;
     z3::solver fresh(context_);
     z3::params params(context_);
-    params.set("timeout", timeout_ms_);
+    params.set("timeout", timeout_ms != 0 ? std::min(timeout_ms, timeout_ms_) : timeout_ms_);
     params.set("ctrl_c", false);
     fresh.set(params);
     for (const Term f : formulas) fresh.add(at(f));
