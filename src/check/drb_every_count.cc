@@ -31,6 +31,35 @@ struct State {
   std::vector<z3::expr> counts;
 };
 
+// `e` with each quantifier that is existential where it stands (exists under an even number of
+// negations, forall under an odd one; not below another quantifier, nor in an equivalence or a
+// condition) replaced by its body at fresh constants, which join `fresh`: satisfiable exactly
+// when `e` is, and the witnesses have names a ground query can instantiate the invariant at.
+z3::expr Skolemize(const z3::expr& e, bool positive, std::vector<z3::expr>& fresh) {
+  z3::context& ctx = e.ctx();
+  if (e.is_quantifier()) {
+    if (e.is_lambda() || e.is_exists() != positive) return e;
+    const auto bound = static_cast<int>(Z3_get_quantifier_num_bound(ctx, e));
+    z3::expr_vector names(ctx);
+    for (int i = bound; i-- > 0;) {  // de Bruijn index 0 is the last bound variable
+      const z3::sort sort(ctx, Z3_get_quantifier_bound_sort(ctx, e, static_cast<unsigned>(i)));
+      names.push_back(ctx.constant(fmt::format("sk{}", fresh.size()).c_str(), sort));
+      fresh.push_back(names.back());
+    }
+    return Skolemize(e.body().substitute(names), positive, fresh);
+  }
+  if (!e.is_app()) return e;
+  const Z3_decl_kind kind = e.decl().decl_kind();
+  if (kind == Z3_OP_NOT) return !Skolemize(e.arg(0), !positive, fresh);
+  if (kind == Z3_OP_IMPLIES) {
+    return z3::implies(Skolemize(e.arg(0), !positive, fresh), Skolemize(e.arg(1), positive, fresh));
+  }
+  if (kind != Z3_OP_AND && kind != Z3_OP_OR) return e;
+  z3::expr_vector args(ctx);
+  for (unsigned i = 0; i < e.num_args(); ++i) args.push_back(Skolemize(e.arg(i), positive, fresh));
+  return kind == Z3_OP_AND ? z3::mk_and(args) : z3::mk_or(args);
+}
+
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
   // The threads are the elements of the sort; there are `n` of them (the thread count). Ordered:
@@ -185,6 +214,22 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
                                          : Exists(i, range && body));
   }
 
+  // A predicate is true: its value is, and its evaluation fails nowhere.
+  z3::expr Holds(const Expr& e, const State& s, const z3::expr& view) {
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    z3::expr failed = ctx_.bool_val(false);
+    const z3::expr value = Eval(e, s, view, bound, &failed) != 0;
+    return value && !failed;
+  }
+  // `forall j: body` at thread j: its body holds there, or j is the viewer it leaves out.
+  z3::expr Body(const Expr& e, const State& s, const z3::expr& view, const z3::expr& j) {
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    bound[e.var] = j;
+    z3::expr failed = ctx_.bool_val(false);
+    const z3::expr body = (Eval(*e.args[0], s, view, bound, &failed) != 0) && !failed;
+    return e.exclude_self ? j == view || body : body;
+  }
+
   // Thread `view`'s abstraction of s: tracked locations, then predicates as 0/1 (a predicate whose
   // evaluation fails somewhere, e.g. divides by zero, is false, as in druba's evaluator).
   std::vector<z3::expr> Alpha(const drb::AbstractionSpec& spec, const State& s,
@@ -201,6 +246,34 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       out.push_back(Truth(value && !failed));
     }
     return out;
+  }
+
+  // Where the set is the one abstract state "every predicate true" (an invariant): every
+  // predicate holds at viewer `view` of s, each `forall j: body` at the top only at the threads
+  // `at` (where they are threads). Weaker than every predicate true, as a hypothesis.
+  z3::expr TrueAt(const drb::AbstractionSpec& spec, const State& s, const z3::expr& view,
+                  const std::vector<z3::expr>& at) {
+    z3::expr_vector all(ctx_);
+    for (const auto& pred : spec.predicates) {
+      if (pred.expr->kind != Kind::kForall) {
+        all.push_back(Holds(*pred.expr, s, view));
+        continue;
+      }
+      for (const z3::expr& j : at)
+        all.push_back(z3::implies(InRange(j), Body(*pred.expr, s, view, j)));
+    }
+    return z3::mk_and(all);
+  }
+  // Some predicate is false at viewer `view` of s, each `forall j: body` at the top at thread w
+  // (a free constant: the same w for all is exact, an existential over a disjunction).
+  z3::expr FalseAt(const drb::AbstractionSpec& spec, const State& s, const z3::expr& view,
+                   const z3::expr& w) {
+    z3::expr_vector any(ctx_);
+    for (const auto& pred : spec.predicates) {
+      any.push_back(pred.expr->kind == Kind::kForall ? InRange(w) && !Body(*pred.expr, s, view, w)
+                                                     : !Holds(*pred.expr, s, view));
+    }
+    return z3::mk_or(any);
   }
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
@@ -350,6 +423,59 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   std::uint64_t next_ = 0;
 };
 
+// The closure of an invariant (one abstract state, every predicate true) over ordered ids, asked
+// ground: the invariant only at the threads a step names (the mover t, the viewer, a witness w of
+// the predicate it breaks, the witnesses of what the step's guard says exists, the values of
+// their locals and of the shared variables), each `forall j` predicate at those threads only.
+// Weaker than the invariant, so an unsatisfiable query is one with it; a solver of its own,
+// without the quantified view of t.
+class GroundClosure {
+ public:
+  GroundClosure(Symbolic& sym, const drb::AbstractionSpec& spec, const State& s, const z3::expr& t,
+                const z3::expr& view, std::uint32_t min_threads)
+      : sym_(sym), spec_(spec), s_(s), t_(t), view_(view), w_(sym.Thread("w")), base_(t.ctx()) {
+    base_.add(sym.n() >= static_cast<int>(min_threads));
+    base_.add(sym.InRange(view) && sym.InRange(t) && sym.WellFormed(s));
+    at_ = {t, view, w_};
+    for (const z3::expr& v : s.shared) at_.push_back(v);
+    for (const z3::expr& v : s.locals) {
+      at_.push_back(z3::select(v, t));
+      at_.push_back(z3::select(v, view));
+    }
+  }
+
+  // Whether no step of `stmt` by t from such a state fails or leaves the invariant at the viewer.
+  bool Excludes(std::uint32_t stmt, unsigned timeout_ms, LimitWatch* limits) {
+    z3::context& ctx = t_.ctx();
+    z3::expr_vector escapes(ctx);
+    for (const auto& o : sym_.Execute(t_, stmt, s_)) {
+      escapes.push_back(o.guard &&
+                        (o.failed ? ctx.bool_val(true) : sym_.FalseAt(spec_, o.post, view_, w_)));
+    }
+    std::vector<z3::expr> fresh;
+    const z3::expr escape = Skolemize(z3::mk_or(escapes).simplify(), true, fresh);
+    std::vector<z3::expr> at = at_;
+    for (const z3::expr& f : fresh) {
+      if (f.is_int()) at.push_back(f);
+    }
+    z3::expr_vector holds(ctx);
+    for (const z3::expr& x : at) {
+      holds.push_back(z3::implies(sym_.InRange(x), sym_.TrueAt(spec_, s_, x, at)));
+    }
+    const z3::expr query =
+        z3::select(s_.pc, t_) == static_cast<int>(stmt) && escape && z3::mk_and(holds);
+    return DecideAlone(base_, query, timeout_ms, limits) == z3::unsat;
+  }
+
+ private:
+  Symbolic& sym_;
+  const drb::AbstractionSpec& spec_;
+  const State& s_;
+  z3::expr t_, view_, w_;
+  z3::solver base_;
+  std::vector<z3::expr> at_;
+};
+
 }  // namespace
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
@@ -395,6 +521,11 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     const z3::expr every_view =
         sym.Forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
     const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
+    // An invariant (one abstract state, every predicate true) over ordered ids: its closure
+    // queries are first asked ground (GroundClosure), then with every view.
+    const bool invariant = ordered && spec.pcs.empty() && set.size() == 1 &&
+                           std::all_of(set[0].begin(), set[0].end(), [](auto v) { return v == 1; });
+    GroundClosure ground(sym, spec, s, t, view, min_threads);
     const auto& tt = program.templates[0];
     std::uint64_t queries = 0;
     for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
@@ -410,7 +541,9 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
         ++queries;
         const z3::expr query =
             z3::mk_and(here) && z3::select(s.pc, t) == static_cast<int>(stmt) && z3::mk_or(escapes);
-        if (decide(query) == z3::unsat) continue;
+        if (invariant ? ground.Excludes(stmt, timeout_ms, limits) : decide(query) == z3::unsat) {
+          continue;
+        }
         ++queries;
         const auto result = decide(query && every_view);
         if (result == z3::unsat) continue;
