@@ -197,6 +197,25 @@ TEST(OrderedTest, ACandidateWithoutTheViewerSaysNothingOfIt) {
   EXPECT_NE(std::find(r.invariant.begin(), r.invariant.end(), given), r.invariant.end());
 }
 
+// Where the invariant is taken at a few named threads only (druba's ground queries, the
+// checker's), a value that is no thread (`owner`, -1 throughout) is one of them; the formula
+// `owner != self || pc[j] != b` holds at every thread, but at -1 it would say no thread is at b,
+// and hide the failure there (thread 5's: not among the instances, 2 threads). Without the range
+// guard both say safe/valid (tried).
+TEST(OrderedTest, AnIdOutsideTheThreadsSaysNothing) {
+  const std::string text =
+      "shared int owner = -1;\nthread T * 2 {\n  b: assert self < 5;\n  c: assume false;\n"
+      "  d: owner := self;\n}\n";
+  const Program program = ParseProgram(text, "owner.drb");
+  const std::vector<std::string> given = {"forall j: owner != self || pc[j] != b", "owner == -1",
+                                          "pc[self] != d"};
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 2, 500, nullptr, given);
+  EXPECT_NE(r.verdict, Verdict::kSafe) << r.reason;
+  const check::CheckResult c = check::CheckDrbCertificate(
+      ParseJson(OrderedCertificate("d", 2, given), "c.json"), "d", text, "owner.drb", nullptr, 500);
+  EXPECT_FALSE(c.valid);
+}
+
 // Szymanski's mutual exclusion for every count rests on an existential fact (a thread back at
 // `close` from `hold` saw another's flag 4): the checker accepts the invariant druba found, and
 // rejects it without that fact.
