@@ -20,6 +20,7 @@
 # and the certificate checked with `druba check`, which must say valid (docs/certificates.md).
 # The first `verify` line also runs as text: the report must fit a screen, at most 40 lines for a
 # safe or unknown verdict and 40 plus one per statement of the trace for a violation.
+# `# druba-expect-long:` lines (any of the above) run under `ctest -L long` only (long.model.NAME).
 # A `.spec` file beside the model names its target. Usage:
 #   cmake -DDRUBA=<druba> -DMODEL=<file> -DWORKDIR=<dir> [-DEXPECT_PREFIX=druba-expect]
 #         -P check_model.cmake
