@@ -44,14 +44,14 @@ namespace {
 // `druba verify` refines. Every `safe` must have no reachable failure and exactly the abstraction
 // of the reachable states as its set (under the refined abstraction); every violation must be
 // real. Reports the share of programs without a reachable failure that refinement proves where
-// the given abstraction alone did not.
+// the given abstraction alone did not. 24 programs by default, 96 under `ctest -L long`.
 TEST(PredabsTest, RefinementAgreesWithBruteForce) {
   Generator gen(19);
   std::size_t given = 0;
   std::size_t refined = 0;
   std::size_t no_failure = 0;
   std::size_t added = 0;
-  for (int round = 0; round < testing::Sweep(40); ++round) {
+  for (int round = 0; round < testing::Sweep(24); ++round) {
     const auto n = static_cast<std::uint32_t>(1 + round % 3);
     const std::string text = gen.Program(n, 3 + round % 2, round % 2 == 0, round % 2, true);
     const Program program = ParseProgram(text, "random.drb");
