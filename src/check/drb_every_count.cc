@@ -431,9 +431,12 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 // without the quantified view of t.
 class GroundClosure {
  public:
-  GroundClosure(Symbolic& sym, const drb::AbstractionSpec& spec, const State& s, const z3::expr& t,
-                const z3::expr& view, std::uint32_t min_threads)
+  GroundClosure(Symbolic& sym, const drb::AbstractionSpec& spec, const std::vector<Abstract>& set,
+                bool ordered, const State& s, const z3::expr& t, const z3::expr& view,
+                std::uint32_t min_threads)
       : sym_(sym), spec_(spec), s_(s), t_(t), view_(view), w_(sym.Thread("w")), base_(t.ctx()) {
+    applies_ = ordered && spec.pcs.empty() && set.size() == 1 &&
+               std::all_of(set[0].begin(), set[0].end(), [](auto v) { return v == 1; });
     base_.add(sym.n() >= static_cast<int>(min_threads));
     base_.add(sym.InRange(view) && sym.InRange(t) && sym.WellFormed(s));
     at_ = {t, view, w_};
@@ -444,6 +447,8 @@ class GroundClosure {
     }
   }
 
+  // Whether the set is an invariant (one abstract state, every predicate true) over ordered ids.
+  bool applies() const { return applies_; }
   // Whether no step of `stmt` by t from such a state fails or leaves the invariant at the viewer.
   bool Excludes(std::uint32_t stmt, unsigned timeout_ms, LimitWatch* limits) {
     z3::context& ctx = t_.ctx();
@@ -474,15 +479,19 @@ class GroundClosure {
   z3::expr t_, view_, w_;
   z3::solver base_;
   std::vector<z3::expr> at_;
+  bool applies_ = false;
 };
+
+std::string CountsText(std::uint32_t min_threads, bool ordered) {
+  return fmt::format("every count >= {}{}", min_threads, ordered ? ", ids ordered" : "");
+}
 
 }  // namespace
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
                             const std::vector<Abstract>& set, std::uint32_t min_threads,
                             bool ordered, unsigned timeout_ms, LimitWatch* limits) {
-  const std::string counts =
-      fmt::format("every count >= {}{}", min_threads, ordered ? ", ids ordered" : "");
+  const std::string counts = CountsText(min_threads, ordered);
   if (ordered && program.templates.size() != 1) {
     return Invalid(std::move(r), "unsupported", "the program has more than one thread template");
   }
@@ -513,19 +522,13 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     const State s = sym.Fresh("s_");
     const z3::expr k = sym.Thread("k");
     const z3::expr t = sym.Thread("t");
-    // The invariant, every thread's view in S, is quantified; a query is first asked with only
-    // the stepping thread's view in S (a weaker assumption, so unsat there is unsat with all),
-    // which quantifier instantiation finds easier, and then with every view (and counts related
-    // to two witnesses, not one).
+    // Every thread's view in S, quantified; a query is first asked with t's view (weaker: unsat
+    // there is unsat with all) or ground (GroundClosure), then with every view (and 2 witnesses).
     solver.add(sym.InRange(t) && sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
     const z3::expr every_view =
         sym.Forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
     const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
-    // An invariant (one abstract state, every predicate true) over ordered ids: its closure
-    // queries are first asked ground (GroundClosure), then with every view.
-    const bool invariant = ordered && spec.pcs.empty() && set.size() == 1 &&
-                           std::all_of(set[0].begin(), set[0].end(), [](auto v) { return v == 1; });
-    GroundClosure ground(sym, spec, s, t, view, min_threads);
+    GroundClosure ground(sym, spec, set, ordered, s, t, view, min_threads);
     const auto& tt = program.templates[0];
     std::uint64_t queries = 0;
     for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
@@ -541,9 +544,9 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
         ++queries;
         const z3::expr query =
             z3::mk_and(here) && z3::select(s.pc, t) == static_cast<int>(stmt) && z3::mk_or(escapes);
-        if (invariant ? ground.Excludes(stmt, timeout_ms, limits) : decide(query) == z3::unsat) {
-          continue;
-        }
+        const bool excluded = ground.applies() ? ground.Excludes(stmt, timeout_ms, limits)
+                                               : decide(query) == z3::unsat;
+        if (excluded) continue;
         ++queries;
         const auto result = decide(query && every_view);
         if (result == z3::unsat) continue;
