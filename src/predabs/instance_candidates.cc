@@ -139,9 +139,9 @@ struct CandidateReader::Observations {
   // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
   // each own state the atoms some other thread satisfied whenever a thread was in it.
   std::map<std::uint32_t, std::set<std::uint64_t>> others;
-  // A thread's own state relative to another thread: its location, the values of its variables
-  // that do not name threads, and for each that does (and each shared one) how it compares with
-  // the thread's own id and the other's (0: below, 1: equal, 2: above; own * 3 + other). The
+  // A thread's own state relative to another thread: its location and, for each local that names
+  // threads (IndexVariables), how it compares with the thread's own id and the other's (0: below,
+  // 1: equal, 2: above; own * 3 + other), or kDead where the location never reads it again. The
   // pairs of them threads i < j were seen in, and which were seen as i's and as j's.
   std::map<std::vector<std::int64_t>, std::uint32_t> relative;
   std::set<std::pair<std::uint32_t, std::uint32_t>> relative_pairs;
