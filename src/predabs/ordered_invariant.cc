@@ -124,10 +124,14 @@ class Houdini {
   // them all. `*failure` names a statement that can still fail. False when undecided.
   bool Steps(std::string* failure) {
     const ThreadTemplate& tt = p_.templates[0];
+    // How many candidates were left when the statement last kept them all: candidates only go,
+    // so with as many left it keeps them still, and is not asked again.
+    std::vector<std::size_t> kept_at(tt.size, alive_.size() + 1);
     for (bool changed = true; changed;) {
       changed = false;
       for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
         const std::size_t before = Kept();
+        if (kept_at[stmt - tt.first] == before) continue;
         const SymState pre = enc_.FreshState("s", count_);
         const SymState post = enc_.FreshState("t", count_);
         const Term t = enc_.FreshThread(count_, "t");
@@ -153,6 +157,7 @@ class Houdini {
           return true;
         }
         changed = changed || Kept() != before;
+        kept_at[stmt - tt.first] = Kept();
       }
     }
     return true;
