@@ -204,6 +204,27 @@ std::optional<OrderedBreach> OrderedSymmetryBreach(const Program& program) {
   return Checker(program).Run();
 }
 
+namespace {
+
+void IndexExprs(const Expr& e, std::vector<const Expr*>& out) {
+  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
+    out.push_back(e.args[0].get());
+  }
+  for (const ExprPtr& a : e.args) IndexExprs(*a, out);
+}
+
+}  // namespace
+
+void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) IndexExprs(*e, out);
+    for (const Instr::Target& t : op.targets) {
+      if (t.local && t.index && t.size == 0) out.push_back(t.index.get());
+    }
+    for (const std::vector<Instr>& block : op.blocks) ThreadIndexExprs(block, out);
+  }
+}
+
 IdVariables IdHolders(const Program& program) {
   Checker checker(program);
   checker.Run();

@@ -37,4 +37,9 @@ struct IdVariables {
 };
 IdVariables IdHolders(const Program& program);
 
+// The expressions `body` names other threads with: the index of another thread's location or
+// entry it reads (`pc[j]`, `flag[turn]`, inside quantifiers too) and of a per-thread array's entry
+// it writes (`flag[j] := ...`).
+void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& out);
+
 }  // namespace druba::drb

@@ -31,27 +31,11 @@ struct IndexVariables {
     const drb::IdVariables ids = drb::IdHolders(p);
     shared = ids.shared;
     locals = ids.locals;
-    for (const Statement& s : p.statements) Body(s.body);
-  }
-
- private:
-  void Index(const Expr& e) {
-    if (e.kind == Expr::Kind::kShared && e.args.empty()) shared[e.var] = true;
-    if (e.kind == Expr::Kind::kLocal && e.args.empty()) locals[e.var] = true;
-  }
-  void Walk(const Expr& e) {
-    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
-      Index(*e.args[0]);
-    }
-    for (const ExprPtr& a : e.args) Walk(*a);
-  }
-  void Body(const std::vector<Instr>& body) {
-    for (const Instr& instr : body) {
-      for (const ExprPtr& e : instr.exprs) Walk(*e);
-      for (const Instr::Target& t : instr.targets) {
-        if (t.index && t.size == 0) Index(*t.index);
-      }
-      for (const std::vector<Instr>& block : instr.blocks) Body(block);
+    std::vector<const Expr*> indices;
+    for (const Statement& s : p.statements) drb::ThreadIndexExprs(s.body, indices);
+    for (const Expr* e : indices) {
+      if (e->kind == Expr::Kind::kShared && e->args.empty()) shared[e->var] = true;
+      if (e->kind == Expr::Kind::kLocal && e->args.empty()) locals[e->var] = true;
     }
   }
 };

@@ -51,25 +51,6 @@ bool NamesBound(const Expr& e) {
          std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesBound(*a); });
 }
 
-// The expressions a statement names other threads with (`flag[j]`, `pc[turn]`, `a[k] := ...`),
-// those that name no quantifier's variable.
-void ThreadIndices(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
-  const auto walk = [&](const auto& self, const Expr& e) -> void {
-    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty() &&
-        !NamesBound(*e.args[0])) {
-      out.push_back(e.args[0].get());
-    }
-    for (const ExprPtr& a : e.args) self(self, *a);
-  };
-  for (const Instr& op : body) {
-    for (const ExprPtr& e : op.exprs) walk(walk, *e);
-    for (const Instr::Target& t : op.targets) {
-      if (t.local && t.index && t.size == 0 && !NamesBound(*t.index)) out.push_back(t.index.get());
-    }
-    for (const std::vector<Instr>& block : op.blocks) ThreadIndices(block, out);
-  }
-}
-
 // Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
 // of threads bound outside it (no shared variable, no quantifier of its own).
 bool OwnStatesOnly(const Expr& e) {
@@ -138,9 +119,11 @@ class Houdini {
         const Term failed = s_.Eq(s_.Select(post.pc, t), s_.Num(p_.error_pc));
         const bool writes_others = WritesOthers(p_.statements[stmt].body);
         Hypothesis hyp{&pre, {t}, {}};
-        std::vector<const Expr*> indices;
-        ThreadIndices(p_.statements[stmt].body, indices);
-        for (const Expr* e : indices) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
+        std::vector<const Expr*> indices;  // those that name no quantifier's variable
+        drb::ThreadIndexExprs(p_.statements[stmt].body, indices);
+        for (const Expr* e : indices) {
+          if (!NamesBound(*e)) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
+        }
         for (std::size_t v = 0; v < p_.shared.size(); ++v) {
           if (ids_.shared[v]) hyp.threads.push_back(pre.shared[v]);
         }
