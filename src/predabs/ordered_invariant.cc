@@ -105,8 +105,10 @@ class Houdini {
   // them all. `*failure` names a statement that can still fail. False when undecided.
   bool Steps(std::string* failure) {
     const ThreadTemplate& tt = p_.templates[0];
-    // How many candidates were left when the statement last kept them all: candidates only go,
-    // so with as many left it keeps them still, and is not asked again.
+    // How many candidates were left when a step of the statement from a state that satisfies
+    // them all last kept them all: candidates only go, so with as many left it keeps them still,
+    // and is not asked again. Only a query that dropped none says so: one that dropped some
+    // assumed the candidates it dropped in the state the step starts from.
     std::vector<std::size_t> kept_at(tt.size, alive_.size() + 1);
     for (bool changed = true; changed;) {
       changed = false;
@@ -139,8 +141,11 @@ class Houdini {
           *failure = p_.statements[stmt].label;
           return true;
         }
-        changed = changed || Kept() != before;
-        kept_at[stmt - tt.first] = Kept();
+        if (Kept() == before) {
+          kept_at[stmt - tt.first] = before;
+        } else {
+          changed = true;
+        }
       }
     }
     return true;
