@@ -213,6 +213,11 @@ void IndexExprs(const Expr& e, std::vector<const Expr*>& out) {
   for (const ExprPtr& a : e.args) IndexExprs(*a, out);
 }
 
+void OthersLocalsIn(const Expr& e, std::vector<bool>& out) {
+  if (e.kind == Expr::Kind::kLocal && !e.args.empty()) out[e.var] = true;
+  for (const ExprPtr& a : e.args) OthersLocalsIn(*a, out);
+}
+
 }  // namespace
 
 void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
@@ -223,6 +228,63 @@ void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& 
     }
     for (const std::vector<Instr>& block : op.blocks) ThreadIndexExprs(block, out);
   }
+}
+
+void OthersLocals(const std::vector<Instr>& body, std::vector<bool>& out) {
+  for (const Instr& op : body) {
+    for (const ExprPtr& e : op.exprs) OthersLocalsIn(*e, out);
+    for (const Instr::Target& t : op.targets) {
+      if (t.local && t.index && t.size == 0) out[t.var] = true;
+    }
+    for (const std::vector<Instr>& block : op.blocks) OthersLocals(block, out);
+  }
+}
+
+// Whether `e` depends on the viewing thread.
+bool NamesSelf(const Expr& e) {
+  if (e.kind == Expr::Kind::kSelf || e.kind == Expr::Kind::kLocalElement) return true;
+  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && e.args.empty()) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesSelf(*a); });
+}
+
+// Whether a statement's body writes another thread's entry of a per-thread array.
+bool WritesOthers(const std::vector<Instr>& body) {
+  for (const Instr& op : body) {
+    for (const Instr::Target& t : op.targets) {
+      if (t.local && t.index && t.size == 0) return true;
+    }
+    for (const std::vector<Instr>& block : op.blocks) {
+      if (WritesOthers(block)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether `e` names a quantifier's variable.
+bool NamesBound(const Expr& e) {
+  return e.kind == Expr::Kind::kBound ||
+         std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesBound(*a); });
+}
+
+// Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
+// of threads bound outside it (no shared variable, no quantifier of its own).
+bool OwnStatesOnly(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kShared:
+    case Expr::Kind::kSharedElement:
+    case Expr::Kind::kCount:
+    case Expr::Kind::kForall:
+    case Expr::Kind::kExists:
+      return false;
+    case Expr::Kind::kLocal:
+    case Expr::Kind::kPc:
+      if (!e.args.empty() && e.args[0]->kind != Expr::Kind::kBound) return false;
+      break;
+    default:
+      break;
+  }
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return OwnStatesOnly(*a); });
 }
 
 IdVariables IdHolders(const Program& program) {

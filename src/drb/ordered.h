@@ -42,4 +42,18 @@ IdVariables IdHolders(const Program& program);
 // it writes (`flag[j] := ...`).
 void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& out);
 
+// Marks in `out` (by index into Program::locals) the per-thread variables `body` reads or writes
+// another thread's entry of (`flag[j]`, `flag[j] := ...`).
+void OthersLocals(const std::vector<Instr>& body, std::vector<bool>& out);
+
+// Whether `e` depends on the viewing thread (`self`, its locals, its location).
+bool NamesSelf(const Expr& e);
+// Whether `e` names a quantifier's variable.
+bool NamesBound(const Expr& e);
+// Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
+// of threads bound outside it (no shared variable, no quantifier of its own).
+bool OwnStatesOnly(const Expr& e);
+// Whether a statement's body writes another thread's entry of a per-thread array.
+bool WritesOthers(const std::vector<Instr>& body);
+
 }  // namespace druba::drb

@@ -228,14 +228,6 @@ struct CandidateReader::Observations {
   }
 };
 
-namespace {
-
-using Observations = CandidateReader::Observations;
-using instance_detail::kMaxAtomValue;
-using instance_detail::kMaxOwnStates;
-using instance_detail::kMaxValues;
-using instance_detail::Seen;
-
 // A location by its label, or none when it has no name a predicate can use.
 std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc) {
   if (pc == p.error_pc) return std::nullopt;
@@ -243,6 +235,42 @@ std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc) {
   if (name.empty() || name.front() == '@') return std::nullopt;
   return name;
 }
+
+Places PlacesOf(const Program& p) {
+  Places out;
+  const ThreadTemplate& tt = p.templates[0];
+  for (std::uint32_t pc = tt.first; pc <= tt.first + tt.size; ++pc) {
+    const std::uint32_t at = pc == tt.first + tt.size ? tt.end_pc : pc;
+    if (const std::optional<std::string> label = LabelOf(p, at)) {
+      out.named.push_back(at);
+      out.labels.push_back(*label);
+      out.none_named += "pc[self] == " + *label + " || ";
+    } else {
+      out.unnamed.push_back(at);
+    }
+  }
+  std::set<std::string> taken(out.labels.begin(), out.labels.end());
+  for (const Variable& v : p.shared) taken.insert(v.name.substr(0, v.name.find('[')));
+  for (const Variable& v : p.locals) taken.insert(v.name.substr(0, v.name.find('[')));
+  const auto unused = [&](const std::string& stem) {
+    std::string name = stem;
+    for (int i = 1; taken.contains(name); ++i) name = stem + std::to_string(i);
+    taken.insert(name);
+    return name;
+  };
+  out.j = unused("j");
+  out.k = unused("k");
+  out.m = unused("m");
+  return out;
+}
+
+namespace {
+
+using Observations = CandidateReader::Observations;
+using instance_detail::kMaxAtomValue;
+using instance_detail::kMaxOwnStates;
+using instance_detail::kMaxValues;
+using instance_detail::Seen;
 
 // The candidates that `seen` keeps about variable `name` where `head` (`pc[self] != a || `) is
 // false.
@@ -278,44 +306,6 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
   if (!seen.above) out.push_back(head + name + " <= self");
   if (!seen.below) out.push_back(head + name + " >= self");
   if (!seen.equal) out.push_back(head + name + " != self");
-}
-
-// The template's locations: those a predicate can name (by label) one by one, and the others
-// (statements without a label) as one group, "at none of the named ones".
-struct Places {
-  std::vector<std::uint32_t> named;
-  std::vector<std::string> labels;
-  std::vector<std::uint32_t> unnamed;
-  std::string none_named;  // `pc[self] == a || ... || ` over the named ones
-  std::string j, k, m;     // names for bound threads that no variable or label has
-};
-
-Places PlacesOf(const Program& p) {
-  Places out;
-  const ThreadTemplate& tt = p.templates[0];
-  for (std::uint32_t pc = tt.first; pc <= tt.first + tt.size; ++pc) {
-    const std::uint32_t at = pc == tt.first + tt.size ? tt.end_pc : pc;
-    if (const std::optional<std::string> label = LabelOf(p, at)) {
-      out.named.push_back(at);
-      out.labels.push_back(*label);
-      out.none_named += "pc[self] == " + *label + " || ";
-    } else {
-      out.unnamed.push_back(at);
-    }
-  }
-  std::set<std::string> taken(out.labels.begin(), out.labels.end());
-  for (const Variable& v : p.shared) taken.insert(v.name.substr(0, v.name.find('[')));
-  for (const Variable& v : p.locals) taken.insert(v.name.substr(0, v.name.find('[')));
-  const auto unused = [&](const std::string& stem) {
-    std::string name = stem;
-    for (int i = 1; taken.contains(name); ++i) name = stem + std::to_string(i);
-    taken.insert(name);
-    return name;
-  };
-  out.j = unused("j");
-  out.k = unused("k");
-  out.m = unused("m");
-  return out;
 }
 
 // `pc[self] != a || v[self] != 1 || ...`: thread `who` is not in own state `key`.
@@ -508,10 +498,25 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
 
 }  // namespace
 
+struct CandidateReader::Explored {
+  IntModel model;
+  StateStore store;
+  Explored(const Program& p, std::uint32_t n) : model(p, n), store(model.state_width()) {}
+};
+
 CandidateReader::CandidateReader(const Program& program)
-    : program_(program), seen_(std::make_unique<Observations>(program)) {}
+    : program_(program), seen_(std::make_unique<Observations>(program)), blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
+
+const CubeBlocker& CandidateReader::Blocker() {
+  for (const std::unique_ptr<Explored>& e : explored_) {
+    for (std::uint32_t id = 0; id < e->store.size(); ++id)
+      blocker_.Record(e->model, e->store.Get(id));
+  }
+  explored_.clear();
+  return blocker_;
+}
 
 std::vector<std::string> CandidateReader::Candidates() const {
   return CandidatesOf(program_, *seen_);
@@ -521,9 +526,10 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
                               OrderedFigures::Instance& figures) {
   const Program& program = program_;
   Observations& seen = *seen_;
-  IntModel model(program, n);
+  explored_.push_back(std::make_unique<Explored>(program, n));
+  IntModel& model = explored_.back()->model;
   model.SetLimits(limits);
-  StateStore store(model.state_width());
+  StateStore& store = explored_.back()->store;
   model.ForEachInitial([&](StateView s) { store.FindOrInsert(s); });
   std::vector<Word> state(model.state_width());
   figures.threads = n;

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/resources.h"
+#include "predabs/cube_candidates.h"
 #include "predabs/program.h"
 
 namespace druba::predabs {
@@ -21,13 +23,29 @@ struct OrderedFigures {
     bool failed = false;    // a thread failed (the search stopped there)
   };
   std::vector<Instance> instances;
-  std::uint64_t candidates = 0;  // read off the instances, and given
-  std::uint64_t given = 0;       // of them, from the abstraction block
-  std::uint64_t dropped = 0;     // by the symbolic checks
+  std::uint64_t candidates = 0;       // read off the instances, and given
+  std::uint64_t given = 0;            // of them, from the abstraction block
+  std::uint64_t blocking = 0;         // of them, blocking counterexamples to induction
+  std::uint64_t blocking_rounds = 0;  // Houdini runs again with new blocking candidates
+  std::uint64_t dropped = 0;          // by the symbolic checks
   std::uint64_t queries = 0;
   std::string undecided;  // the solver's reason, when a query was undecided
   double seconds = 0;
 };
+
+// A location by its label, or none when it has no name a predicate can use.
+std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc);
+
+// The template's locations: those a predicate can name (by label) one by one, and the others
+// (statements without a label) as one group, "at none of the named ones".
+struct Places {
+  std::vector<std::uint32_t> named;
+  std::vector<std::string> labels;
+  std::vector<std::uint32_t> unnamed;
+  std::string none_named;  // `pc[self] == a || ... || ` over the named ones
+  std::string j, k, m;     // names for bound threads that no variable or label has
+};
+Places PlacesOf(const Program& p);
 
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
@@ -50,11 +68,19 @@ class CandidateReader {
   // state.
   std::vector<std::string> Candidates() const;
 
+  // What the explored states showed to every pair of threads, for candidates that block
+  // counterexamples to induction: recorded at the first call (most runs never need it), from the
+  // explored states kept until then.
+  const CubeBlocker& Blocker();
+
   struct Observations;  // what the explored states showed (instance_candidates.cc)
 
  private:
   const Program& program_;
   std::unique_ptr<Observations> seen_;
+  CubeBlocker blocker_;
+  struct Explored;  // an instance's model and states, kept for Blocker()
+  std::vector<std::unique_ptr<Explored>> explored_;
 };
 
 }  // namespace druba::predabs

@@ -1,8 +1,10 @@
 #include "predabs/ordered_invariant.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,52 +27,18 @@ constexpr std::size_t kManyCandidates = 300;
 constexpr int kGroundRounds = 3;
 constexpr unsigned kGroundTimeoutMs = 2000;  // each of its queries
 constexpr std::uint32_t kGroundCount = 8;
+// Counterexamples to induction kept per Houdini run, rounds of candidates that block them, and
+// such candidates in all, at most.
+constexpr std::size_t kMaxCtis = 48;
+constexpr int kBlockRounds = 24;
+constexpr std::size_t kMaxBlocking = 400;
 
-// Whether `e` depends on the viewing thread.
-bool NamesSelf(const Expr& e) {
-  if (e.kind == Expr::Kind::kSelf || e.kind == Expr::Kind::kLocalElement) return true;
-  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && e.args.empty()) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesSelf(*a); });
-}
-
-// Whether a statement's body writes another thread's entry of a per-thread array.
-bool WritesOthers(const std::vector<Instr>& body) {
-  for (const Instr& op : body) {
-    for (const Instr::Target& t : op.targets) {
-      if (t.local && t.index && t.size == 0) return true;
-    }
-    for (const std::vector<Instr>& block : op.blocks) {
-      if (WritesOthers(block)) return true;
-    }
-  }
-  return false;
-}
-
-bool NamesBound(const Expr& e) {
-  return e.kind == Expr::Kind::kBound ||
-         std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesBound(*a); });
-}
-
-// Whether `e` reads nothing but the locations and per-thread variables of the viewing thread and
-// of threads bound outside it (no shared variable, no quantifier of its own).
-bool OwnStatesOnly(const Expr& e) {
-  switch (e.kind) {
-    case Expr::Kind::kShared:
-    case Expr::Kind::kSharedElement:
-    case Expr::Kind::kCount:
-    case Expr::Kind::kForall:
-    case Expr::Kind::kExists:
-      return false;
-    case Expr::Kind::kLocal:
-    case Expr::Kind::kPc:
-      if (!e.args.empty() && e.args[0]->kind != Expr::Kind::kBound) return false;
-      break;
-    default:
-      break;
-  }
-  return std::all_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return OwnStatesOnly(*a); });
-}
+// A counterexample to induction: the state a step starts from, and the blocking candidates
+// (cube_candidates.h) that step broke.
+struct Cti {
+  ConcreteState state;
+  std::vector<std::size_t> dropped;
+};
 
 // The symbolic checks of step 3 (see the header), over `program` with the candidates as the
 // predicates of its last abstraction block.
@@ -78,21 +46,25 @@ class Houdini {
  public:
   // At `fixed` threads, or with `fixed` empty for every count >= `first`; `alive` marks the
   // candidates still in.
+  // Candidates from `derived` on block counterexamples to induction (cube_candidates.h): where
+  // one is dropped, or a failure is not excluded, the state the step starts from is kept (ctis()).
   Houdini(const Program& program, std::optional<std::uint32_t> fixed, std::uint32_t first,
-          std::vector<bool> alive, unsigned timeout_ms, LimitWatch* limits)
+          std::vector<bool> alive, std::size_t derived, unsigned timeout_ms, LimitWatch* limits)
       : p_(program),
         solver_(MakeZ3Solver(timeout_ms)),
         s_(*solver_),
         enc_(program, s_),
         ids_(drb::IdHolders(program)),
         limits_(limits),
-        alive_(std::move(alive)) {
+        alive_(std::move(alive)),
+        derived_(derived) {
     count_ = fixed ? enc_.Fixed(*fixed) : enc_.Ordered(first, facts_);
     for (const Predicate& pred : p_.abstractions.back().predicates) {
       enc_.TrackCounts(*pred.expr);
-      global_.push_back(!NamesSelf(*pred.expr));
+      global_.push_back(!drb::NamesSelf(*pred.expr));
       const Expr& e = *pred.expr;
-      own_.push_back(e.kind == Expr::Kind::kForall ? OwnStatesOnly(*e.args[0]) : OwnStatesOnly(e));
+      own_.push_back(e.kind == Expr::Kind::kForall ? drb::OwnStatesOnly(*e.args[0])
+                                                   : drb::OwnStatesOnly(e));
     }
   }
 
@@ -119,12 +91,12 @@ class Houdini {
         const SymState post = enc_.FreshState("t", count_);
         const Term t = enc_.FreshThread(count_, "t");
         const Term failed = s_.Eq(s_.Select(post.pc, t), s_.Num(p_.error_pc));
-        const bool writes_others = WritesOthers(p_.statements[stmt].body);
+        const bool writes_others = drb::WritesOthers(p_.statements[stmt].body);
         Hypothesis hyp{&pre, {t}, {}};
         std::vector<const Expr*> indices;  // those that name no quantifier's variable
         drb::ThreadIndexExprs(p_.statements[stmt].body, indices);
         for (const Expr* e : indices) {
-          if (!NamesBound(*e)) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
+          if (!drb::NamesBound(*e)) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
         }
         for (std::size_t v = 0; v < p_.shared.size(); ++v) {
           if (ids_.shared[v]) hyp.threads.push_back(pre.shared[v]);
@@ -152,6 +124,7 @@ class Houdini {
   }
 
   std::vector<bool> alive() const { return alive_; }
+  const std::vector<Cti>& ctis() const { return ctis_; }
   std::uint64_t queries() const { return queries_; }
   const std::string& undecided() const { return undecided_; }
 
@@ -192,6 +165,7 @@ class Houdini {
   // breaks join the instances and it asks again, a few times; then kUnknown (ask with the
   // quantifier). Model-based instantiation, done here where the threads are integers.
   SatResult Grounded(std::vector<Term> context, std::size_t at, Hypothesis& hyp) {
+    ground_threads_.reset();
     for (int round = 0; round < kGroundRounds; ++round) {
       context[at] = Invariant(*hyp.pre, &hyp);
       const SatResult r = s_.CheckAlone(context, kGroundTimeoutMs);
@@ -207,7 +181,10 @@ class Houdini {
           hyp.pairs.emplace_back(k, j);
         }
       }
-      if (holds) return SatResult::kSat;
+      if (holds) {
+        ground_threads_ = threads;
+        return SatResult::kSat;
+      }
     }
     return SatResult::kUnknown;
   }
@@ -291,10 +268,12 @@ class Houdini {
       all.push_back(goal);
       if (grounded) {
         const SatResult weak = Grounded(all, invariant_at, *hyp);
+        model_threads_ = ground_threads_;
         if (weak != SatResult::kUnknown) return weak;
         all[invariant_at] = context[invariant_at];
       }
       const SatResult r = s_.CheckAlone(all);
+      model_threads_ = count_.fixed;
       if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
       return r;
     };
@@ -309,16 +288,11 @@ class Houdini {
       if (r == SatResult::kUnknown) return false;
       if (r == SatResult::kUnsat) return true;
       if (failed && s_.ModelBool(*failed)) {
+        Capture(hyp, {}, true);
         failed_ = true;
         return true;
       }
-      bool dropped = false;
-      for (const auto& [c, b] : breaks) {
-        if (alive_[c] && s_.ModelBool(b)) {
-          alive_[c] = false;
-          dropped = true;
-        }
-      }
+      bool dropped = DropBroken(breaks, hyp);
       // The model breaks a candidate that its evaluation could not name (a quantifier the model
       // does not decide): ask for each one alone.
       for (const auto& [c, b] : breaks) {
@@ -327,6 +301,7 @@ class Houdini {
         const SatResult one = ask(b);
         if (one == SatResult::kUnknown) return false;
         if (one == SatResult::kSat) {
+          if (c >= derived_) Capture(hyp, {c});
           alive_[c] = false;
           dropped = true;
         }
@@ -336,6 +311,45 @@ class Houdini {
         return false;
       }
     }
+  }
+
+  // Drops the candidates the solver's last model breaks; whether there were any.
+  bool DropBroken(const std::vector<std::pair<std::size_t, Term>>& breaks, const Hypothesis* hyp) {
+    std::vector<std::size_t> dropped;
+    for (const auto& [c, b] : breaks) {
+      if (alive_[c] && s_.ModelBool(b)) {
+        alive_[c] = false;
+        dropped.push_back(c);
+      }
+    }
+    std::vector<std::size_t> derived;
+    std::copy_if(dropped.begin(), dropped.end(), std::back_inserter(derived),
+                 [&](std::size_t c) { return c >= derived_; });
+    if (!derived.empty()) Capture(hyp, std::move(derived));
+    return !dropped.empty();
+  }
+
+  // Keeps the state the step of `hyp` starts from in the solver's last model, where that model
+  // has a known number of threads (a fixed count, or a ground query's).
+  // `always`: past kMaxCtis too (the failure's).
+  void Capture(const Hypothesis* hyp, std::vector<std::size_t> dropped, bool always = false) {
+    if (hyp == nullptr || !model_threads_ || (ctis_.size() >= kMaxCtis && !always)) return;
+    Cti cti;
+    cti.dropped = std::move(dropped);
+    ConcreteState& c = cti.state;
+    c.threads = *model_threads_;
+    const SymState& pre = *hyp->pre;
+    for (std::uint32_t k = 0; k < c.threads; ++k) {
+      c.pc.push_back(static_cast<std::int64_t>(s_.ModelInt(s_.Select(pre.pc, s_.Num(k)))));
+    }
+    for (const Term local : pre.locals) {
+      for (std::uint32_t k = 0; k < c.threads; ++k) {
+        c.locals.push_back(s_.ModelInt(s_.Select(local, s_.Num(k))));
+      }
+    }
+    for (const Term v : pre.shared) c.shared.push_back(s_.ModelInt(v));
+    c.mover = static_cast<std::uint32_t>(s_.ModelInt(hyp->threads[0]));
+    ctis_.push_back(std::move(cti));
   }
 
   // `forall j: body` (`forall j != self: body`) at viewer k for thread j: its body there (true
@@ -374,6 +388,10 @@ class Houdini {
   // only: a step of a thread that writes no other thread's entry breaks it only where that
   // thread is one of them.
   std::vector<bool> own_;
+  std::size_t derived_;  // candidates from here on block counterexamples to induction
+  std::vector<Cti> ctis_;
+  std::optional<std::uint32_t> model_threads_;   // the last model's thread count, where known
+  std::optional<std::uint32_t> ground_threads_;  // the last ground query's
   bool failed_ = false;
   std::uint64_t queries_ = 0;
   std::string undecided_;
@@ -406,6 +424,93 @@ std::string OrderedCertificate(const std::string& digest, std::uint32_t first,
   return doc.dump(1) + "\n";
 }
 
+namespace {
+
+// Houdini over `with`'s candidates still `alive`: at fixed counts first (ground queries, fast),
+// where most candidates that are not inductive show it, then for every count at once. False when
+// undecided; `failure` names a statement whose failure is not excluded, `ctis` the states where
+// steps broke what the candidates from `derived` on needed.
+bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsigned timeout_ms,
+            LimitWatch* limits, std::vector<bool>& alive, std::string& failure,
+            std::vector<Cti>& ctis, OrderedFigures& f) {
+  const auto many = [&] {
+    return static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
+  };
+  const auto run = [&](std::optional<std::uint32_t> fixed) {
+    Houdini h(with, fixed, first, alive, derived, timeout_ms, limits);
+    const bool decided = h.Initial() && h.Steps(&failure);
+    f.queries += h.queries();
+    alive = h.alive();
+    ctis.insert(ctis.end(), h.ctis().begin(), h.ctis().end());
+    if (!decided) f.undecided = h.undecided();
+    return decided;
+  };
+  for (std::uint32_t n = first; n <= first + kOrderedFixedCounts && (n < first + 2 || many());
+       ++n) {
+    if (!run(n)) return false;
+    if (!failure.empty()) return true;
+  }
+  return run(std::nullopt);
+}
+
+// What Strengthen works on.
+struct Work {
+  const std::string& source;
+  const Program& program;
+  std::uint32_t first;
+  unsigned timeout_ms;
+  LimitWatch* limits;
+};
+
+// Houdini over `candidates` (Settle); then, while a failure is not excluded, candidates that
+// block the counterexamples to induction it met (cube_candidates.h) join them, and Houdini runs
+// again. Whether it was decided (see Settle), `alive` marking the candidates kept; none when the
+// candidates do not parse (`reason` says why).
+std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
+                               std::vector<std::string>& candidates, std::vector<bool>& alive,
+                               std::string& failure, std::string& reason, OrderedFigures& f) {
+  alive.assign(candidates.size(), true);
+  std::set<std::string> known(candidates.begin(), candidates.end());
+  std::vector<bool> refuted;  // [c - derived]
+  const std::size_t derived = candidates.size();
+  for (int round = 0;; ++round) {
+    Program with;
+    try {
+      with = ParseProgram(w.source + "\n" + OrderedInvariantBlock(candidates), w.program.file);
+    } catch (const InputError& e) {
+      reason = std::string("the candidates do not parse: ") + e.what();
+      return std::nullopt;
+    }
+    failure.clear();
+    // Houdini's answer is the greatest subset of the candidates that is inductive: each round
+    // starts from every blocking candidate, those dropped in a round before too, but not those
+    // dropped from a state like a reached one (they most likely do not hold).
+    for (std::size_t c = derived; c < candidates.size(); ++c) alive[c] = !refuted[c - derived];
+    std::vector<Cti> ctis;
+    const bool decided =
+        Settle(with, w.first, derived, w.timeout_ms, w.limits, alive, failure, ctis, f);
+    if (!decided || failure.empty() || round == kBlockRounds) return decided;
+    std::size_t added = 0;
+    for (const Cti& cti : ctis) {
+      bool seen = false;
+      for (std::string& text : reader.Blocker().Block(cti.state, &seen)) {
+        if (candidates.size() - derived < kMaxBlocking && known.insert(text).second) {
+          candidates.push_back(std::move(text));
+          alive.push_back(true);
+          refuted.push_back(false);
+          ++added;
+        }
+      }
+      for (const std::size_t c : cti.dropped) refuted[c - derived] = refuted[c - derived] || seen;
+    }
+    f.blocking += added;
+    f.blocking_rounds += added == 0 ? 0 : 1;
+    if (added == 0) return decided;
+  }
+}
+
+}  // namespace
+
 OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
                                      std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
                                      LimitWatch* limits, const std::vector<std::string>& given) {
@@ -426,46 +531,19 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
   }
   std::vector<std::string> candidates = reader.Candidates();
   candidates.insert(candidates.end(), given.begin(), given.end());
-  f.candidates = candidates.size();
   f.given = given.size();
-  Program with;
-  try {
-    with = ParseProgram(source + "\n" + OrderedInvariantBlock(candidates), program.file);
-  } catch (const InputError& e) {
-    out.reason =
-        std::string("the candidates read off the finite instances do not parse: ") + e.what();
-    return out;
-  }
-  // Fixed counts first (ground queries, fast), where most candidates that are not inductive show
-  // it; then every count at once.
-  std::vector<bool> alive(candidates.size(), true);
+  std::vector<bool> alive;
   std::string failure;
-  bool decided = true;
-  const auto many = [&] {
-    return static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
-  };
-  for (std::uint32_t n = first;
-       n <= first + kOrderedFixedCounts && decided && failure.empty() && (n < first + 2 || many());
-       ++n) {
-    Houdini fixed(with, n, first, alive, timeout_ms, limits);
-    decided = fixed.Initial() && fixed.Steps(&failure);
-    f.queries += fixed.queries();
-    alive = fixed.alive();
-    if (!decided) f.undecided = fixed.undecided();
-  }
-  if (decided && failure.empty()) {
-    Houdini every(with, std::nullopt, first, alive, timeout_ms, limits);
-    decided = every.Initial() && every.Steps(&failure);
-    f.queries += every.queries();
-    alive = every.alive();
-    if (!decided) f.undecided = every.undecided();
-  }
+  const std::optional<bool> decided = Strengthen({source, program, first, timeout_ms, limits},
+                                                 reader, candidates, alive, failure, out.reason, f);
+  if (!decided) return out;  // the candidates do not parse
+  f.candidates = candidates.size();
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     if (alive[c]) out.invariant.push_back(candidates[c]);
   }
   f.dropped = candidates.size() - out.invariant.size();
   f.seconds = clock.Seconds();
-  if (!decided) {
+  if (!*decided) {
     out.reason =
         "the solver could not decide whether the candidates read off the finite "
         "instances are inductive for every count (" +

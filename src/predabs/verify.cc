@@ -195,6 +195,8 @@ run::Section OrderedSection(const OrderedResult& proof, std::uint32_t first,
       {{"instances", instances},
        {"candidates", f.candidates},
        {"given", f.given},
+       {"blocking", f.blocking},
+       {"blocking_rounds", f.blocking_rounds},
        {"dropped", f.dropped},
        {"kept", proof.invariant.size()},
        {"solver_queries", f.queries},
@@ -202,10 +204,14 @@ run::Section OrderedSection(const OrderedResult& proof, std::uint32_t first,
        {"reason", proof.reason},
        {"invariant", proof.invariant}},
       fmt::format("  every thread count >= {}: invariants from finite instances ({}): {} "
-                  "candidates{}, {} dropped by the checks for every count, {} kept ({} solver "
+                  "candidates{}{}, {} dropped by the checks for every count, {} kept ({} solver "
                   "queries, {:.2f} s)\n",
                   first, counts, f.candidates,
                   f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, block),
+                  f.blocking == 0 ? ""
+                                  : fmt::format(" ({} blocking counterexamples to induction, in "
+                                                "{} rounds)",
+                                                f.blocking, f.blocking_rounds),
                   f.dropped, proof.invariant.size(), f.queries, f.seconds),
       run::Section::Place::kWhy};
   if (proof.verdict == Verdict::kSafe) {

@@ -171,7 +171,9 @@ namespace {
 
 // Each thread adds one to x, and x reaches 5 only with five threads: no instance of 2 to 4
 // threads fails, and the checks for every count must not let their candidates through (at 2 and
-// 3 threads alone they are inductive and exclude the failure).
+// 3 threads alone they are inductive and exclude the failure). The blocking candidates (`x < 5`,
+// `pc[self] != a || x < 4`, ...) make Houdini drop some with a step of `a` and then need that
+// step asked again with what is left: skipped, `x < 5` was kept and the answer was safe.
 TEST(OrderedTest, AFailureOnlyAtFiveThreadsIsNeverSafe) {
   const std::string text =
       "shared int x = 0;\nthread T * 2 {\n  a: x := x + 1;\n  b: assert x < 5;\n}\n";
