@@ -230,9 +230,9 @@ class Houdini {
   }
 
   // With `context`: drops every candidate some thread of `s` can fail, asking until none can;
-  // `failed` (when given) is asked for beside them, and sets failed_ when it can hold. Each query
-  // is asked alone (Solver::CheckAlone): the solver's incremental mode handles these quantifiers
-  // far worse.
+  // `failed` (when given) is asked for beside them, and sets failed_ when it can hold. With the
+  // count symbolic each query is asked alone (Solver::CheckAlone): the solver's incremental mode
+  // handles these quantifiers far worse; at a fixed count, CheckScoped.
   // `mover`: the thread that stepped, when it wrote no other thread's entry.
   // `hyp`: the invariant holds in the state the step starts from; where the count is symbolic, each
   // query is first asked with it instantiated at the threads of the step and of the break, and
@@ -272,7 +272,7 @@ class Houdini {
         if (weak != SatResult::kUnknown) return weak;
         all[invariant_at] = context[invariant_at];
       }
-      const SatResult r = s_.CheckAlone(all);
+      const SatResult r = count_.fixed ? CheckScoped(all) : s_.CheckAlone(all);
       model_threads_ = count_.fixed;
       if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
       return r;
@@ -311,6 +311,17 @@ class Houdini {
         return false;
       }
     }
+  }
+
+  // At a fixed count (quantifiers expanded) the solver's incremental mode, pushed and popped, is
+  // faster than a solver of the query's own: Lamport's fast mutex 34 s -> 19 s, Burns 3.7 ->
+  // 2.1 s, Eisenberg-McGuire 45 -> 35 s (one run each).
+  SatResult CheckScoped(const std::vector<Term>& all) {
+    s_.Push();
+    for (const Term f : all) s_.Assert(f);
+    const SatResult r = s_.Check();
+    s_.Pop();
+    return r;
   }
 
   // Drops the candidates the solver's last model breaks; whether there were any.
