@@ -568,8 +568,9 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
     out.verdict = Verdict::kSafe;
     out.reason = fmt::format(
         "safe for every thread count >= {}: {} invariants read off the program at {} to {} "
-        "threads hold initially and after every step at every count, and exclude every failure",
-        first, out.invariant.size(), first, f.instances.back().threads);
+        "threads{} hold initially and after every step at every count, and exclude every failure",
+        first, out.invariant.size(), first, f.instances.back().threads,
+        f.blocking == 0 ? "" : " (and blocking counterexamples to induction)");
   }
   return out;
 }
