@@ -31,7 +31,7 @@ constexpr std::uint32_t kGroundCount = 8;
 // such candidates in all, at most.
 constexpr std::size_t kMaxCtis = 48;
 constexpr int kBlockRounds = 24;
-constexpr std::size_t kMaxBlocking = 400;
+constexpr std::size_t kMaxBlocking = 160;
 
 // A counterexample to induction: the state a step starts from, and the blocking candidates
 // (cube_candidates.h) that step broke.
