@@ -296,6 +296,11 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
       VerifyReport({request.options, drb, request.source, request.digest}, program, limits, hooks);
   report.header["threads"] = threads.Text();
   report.subject = "threads " + threads.Text() + ", invariants from finite instances";
+  if (proof.verdict != Verdict::kViolation) {
+    // The proof answers: the run's abstract states and actions say nothing of it.
+    report.list_abstract = false;
+    report.run_scope = fmt::format(" of the run at {} threads", threads.first);
+  }
   ApplyOrdered(proof, request, program, threads.first, report);
   report.sections.insert(report.sections.begin(),
                          OrderedSection(proof, threads.first, chosen.spec().name));

@@ -198,15 +198,15 @@ std::string Statistics(const Report& report) {
           : fmt::format(" ({} before the final plateau, {} during it)",
                         r.image_calls_before_plateau, r.image_calls - r.image_calls_before_plateau);
   std::string out = fmt::format(
-      "bounds at the end: {} round{}, {} delay{}\n"
-      "statistics:\n"
+      "bounds at the end{}: {} round{}, {} delay{}\n"
+      "statistics{}:\n"
       "  {:12} abstract states\n"
       "  {:12} concrete states stored ({} keys with finder, {} Pareto pairs)\n"
       "  {:12} successor calls{}\n"
       "  {:12} transitions, {} rediscoveries dominated, {} re-expanded\n",
-      r.bounds.rounds, r.bounds.rounds == 1 ? "" : "s", r.bounds.delays,
-      r.bounds.delays == 1 ? "" : "s", run.num_abstract, run.concrete_states, run.keys,
-      run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
+      report.run_scope, r.bounds.rounds, r.bounds.rounds == 1 ? "" : "s", r.bounds.delays,
+      r.bounds.delays == 1 ? "" : "s", report.run_scope, run.num_abstract, run.concrete_states,
+      run.keys, run.pareto_pairs, r.image_calls, split, run.stats.transitions, run.stats.dominated,
       run.stats.reexpansions);
   if (r.replayed_states > 0) {
     out += fmt::format(

@@ -108,7 +108,10 @@ struct Report {
   // (the .drb kind for every count: those across thread counts), and the heading's words.
   std::optional<std::vector<std::string>> disrespecting;
   std::string disrespecting_scope;  // e.g. " across thread counts"
-  std::string next;                 // an `unknown`: what to do next, when the kind knows better
+  // The run's bounds and statistics, where the run is not what answers (invariants from finite
+  // instances: the run at the smallest count, for the report), e.g. " of the run at 2 threads".
+  std::string run_scope;
+  std::string next;  // an `unknown`: what to do next, when the kind knows better
   // How many abstract states and actions the text lists (the rest: --dump-abstract, --json); a
   // kind whose sections are long lists fewer, so that the report stays a screenful.
   std::size_t listed = 10;
