@@ -14,55 +14,47 @@
 #include "predabs/instance_candidates.h"
 
 namespace druba::predabs {
-namespace cube_detail {
-
-constexpr std::size_t kMaxViews = 200'000;  // distinct views recorded, at most
-constexpr std::uint32_t kAllPairs = 3;      // every pair of a state of this many threads
-// A value beyond int64, or one never read again: no literal says it.
-constexpr std::int64_t kHuge = std::numeric_limits<std::int64_t>::min();
-
-std::int64_t Small(const Int& v) {
-  if (v > Int(std::numeric_limits<std::int64_t>::max()) || v <= Int(kHuge)) return kHuge;
-  return static_cast<std::int64_t>(v);
-}
-
-std::int64_t Sign(std::int64_t a, std::int64_t b) {
-  return a < b ? -1 : a == b ? 0 : 1;
-}
-
-// One entry of a view: what a pair of threads (self, j) of a state shows about one thing.
-struct Component {
-  enum class Kind : std::uint8_t {
-    kPc,     // the location of `role`
-    kOrder,  // j against self (-1 or 1)
-    kSign,   // a variable against `target`: -1, 0, 1
-    kNone,   // an id variable's value where it is negative ("no thread"), else 0
-    kValue,  // a variable's value (one that names no thread)
-  };
-  enum class Target : std::uint8_t { kSelf, kOther, kCount };
-  Kind kind = Kind::kPc;
-  bool shared = false;
-  std::uint32_t var = 0;
-  int role = 0;  // a local's or a location's: 0 self, 1 j
-  Target target = Target::kSelf;
-};
-
-// A state's values as int64 (kHuge beyond), decoded once.
-struct Values {
-  std::uint32_t threads = 0;
-  std::vector<std::int64_t> pc;      // [thread]
-  std::vector<std::int64_t> locals;  // [var * threads + thread]
-  std::vector<std::int64_t> shared;
-  std::int64_t Local(std::uint32_t var, std::uint32_t t) const {
-    return locals[std::size_t{var} * threads + t];
-  }
-};
-
-}  // namespace cube_detail
-
-using namespace cube_detail;  // NOLINT(google-build-using-namespace): this file's own
-
 struct CubeBlocker::Views {
+  static constexpr std::size_t kMaxViews = 200'000;  // distinct views recorded, at most
+  static constexpr std::uint32_t kAllPairs = 3;      // every pair of a state of this many threads
+  // A value beyond int64, or one never read again: no literal says it.
+  static constexpr std::int64_t kHuge = std::numeric_limits<std::int64_t>::min();
+
+  static std::int64_t Small(const Int& v) {
+    if (v > Int(std::numeric_limits<std::int64_t>::max()) || v <= Int(kHuge)) return kHuge;
+    return static_cast<std::int64_t>(v);
+  }
+
+  static std::int64_t Sign(std::int64_t a, std::int64_t b) { return a < b ? -1 : a == b ? 0 : 1; }
+
+  // One entry of a view: what a pair of threads (self, j) of a state shows about one thing.
+  struct Component {
+    enum class Kind : std::uint8_t {
+      kPc,     // the location of `role`
+      kOrder,  // j against self (-1 or 1)
+      kSign,   // a variable against `target`: -1, 0, 1
+      kNone,   // an id variable's value where it is negative ("no thread"), else 0
+      kValue,  // a variable's value (one that names no thread)
+    };
+    enum class Target : std::uint8_t { kSelf, kOther, kCount };
+    Kind kind = Kind::kPc;
+    bool shared = false;
+    std::uint32_t var = 0;
+    int role = 0;  // a local's or a location's: 0 self, 1 j
+    Target target = Target::kSelf;
+  };
+
+  // A state's values as int64 (kHuge beyond), decoded once.
+  struct Values {
+    std::uint32_t threads = 0;
+    std::vector<std::int64_t> pc;      // [thread]
+    std::vector<std::int64_t> locals;  // [var * threads + thread]
+    std::vector<std::int64_t> shared;
+    std::int64_t Local(std::uint32_t var, std::uint32_t t) const {
+      return locals[std::size_t{var} * threads + t];
+    }
+  };
+
   std::vector<Component> components;  // locations first (a mismatch there is found soonest)
   absl::flat_hash_set<std::vector<std::int64_t>> seen;
   bool off = false;
@@ -74,8 +66,8 @@ struct CubeBlocker::Views {
   std::vector<std::int64_t> buffer;  // Record's, reused
 
   explicit Views(const Program& p) : places(PlacesOf(p)), live(drb::LiveLocals(p)) {
-    using Kind = Component::Kind;
-    using Target = Component::Target;
+    using CKind = Component::Kind;
+    using CTarget = Component::Target;
     const drb::IdVariables ids = drb::IdHolders(p);
     std::vector<bool> index_locals = ids.locals, index_shared = ids.shared;
     std::vector<const Expr*> indices;
@@ -89,18 +81,18 @@ struct CubeBlocker::Views {
     for (std::vector<bool>& at : live) {
       for (std::size_t v = 0; v < at.size(); ++v) at[v] = at[v] || read_by_others[v];
     }
-    components.push_back({Kind::kPc, false, 0, 0});
-    components.push_back({Kind::kPc, false, 0, 1});
-    components.push_back({Kind::kOrder});
+    components.push_back({CKind::kPc, false, 0, 0});
+    components.push_back({CKind::kPc, false, 0, 1});
+    components.push_back({CKind::kOrder});
     const auto variable = [&](bool shared, std::uint32_t v, int role, bool names_threads) {
       if (!names_threads) {
-        components.push_back({Kind::kValue, shared, v, role});
+        components.push_back({CKind::kValue, shared, v, role});
         return;
       }
-      for (const Target t : {Target::kSelf, Target::kOther, Target::kCount}) {
-        components.push_back({Kind::kSign, shared, v, role, t});
+      for (const CTarget t : {CTarget::kSelf, CTarget::kOther, CTarget::kCount}) {
+        components.push_back({CKind::kSign, shared, v, role, t});
       }
-      components.push_back({Kind::kNone, shared, v, role});
+      components.push_back({CKind::kNone, shared, v, role});
     };
     for (std::uint32_t v = 0; v < p.shared.size(); ++v) {
       variable(true, v, 0, index_shared[v] && p.shared[v].type != Type::kBool);
@@ -303,7 +295,7 @@ void CubeBlocker::Record(const IntModel& model, StateView state) {
   if (v.off) return;
   const Program& p = program_;
   const ValueTable& values = model.values();
-  Values& r = v.scratch;
+  Views::Values& r = v.scratch;
   r.threads = model.num_threads();
   r.pc.clear();
   r.locals.clear();
@@ -311,11 +303,11 @@ void CubeBlocker::Record(const IntModel& model, StateView state) {
   for (std::uint32_t t = 0; t < r.threads; ++t) r.pc.push_back(state[model.PcSlot(t)]);
   for (std::uint32_t var = 0; var < p.locals.size(); ++var) {
     for (std::uint32_t t = 0; t < r.threads; ++t) {
-      r.locals.push_back(Small(values.Decode(state[model.LocalSlot(t, var)])));
+      r.locals.push_back(Views::Small(values.Decode(state[model.LocalSlot(t, var)])));
     }
   }
   for (std::uint32_t var = 0; var < p.shared.size(); ++var) {
-    r.shared.push_back(Small(values.Decode(state[var])));
+    r.shared.push_back(Views::Small(values.Decode(state[var])));
   }
   for (std::uint32_t a = 0; a < r.threads; ++a) {
     for (std::uint32_t b = 0; b < r.threads; ++b) {
@@ -324,7 +316,7 @@ void CubeBlocker::Record(const IntModel& model, StateView state) {
       if (!v.seen.contains(v.buffer)) v.seen.insert(v.buffer);
     }
   }
-  if (v.seen.size() > kMaxViews) {
+  if (v.seen.size() > Views::kMaxViews) {
     v.off = true;
     v.seen.clear();
   }
@@ -336,14 +328,14 @@ std::vector<std::string> CubeBlocker::Block(const ConcreteState& cti, bool* seen
   if (seen != nullptr) *seen = false;
   if (v.off) return out;
   bool all_seen = true;
-  Values r;
+  Views::Values r;
   r.threads = cti.threads;
   r.pc = cti.pc;
-  for (const Int& x : cti.locals) r.locals.push_back(Small(x));
-  for (const Int& x : cti.shared) r.shared.push_back(Small(x));
+  for (const Int& x : cti.locals) r.locals.push_back(Views::Small(x));
+  for (const Int& x : cti.shared) r.shared.push_back(Views::Small(x));
   for (std::uint32_t a = 0; a < cti.threads; ++a) {
     for (std::uint32_t b = 0; b < cti.threads; ++b) {
-      if (a == b || (cti.threads > kAllPairs && a != cti.mover && b != cti.mover)) continue;
+      if (a == b || (cti.threads > Views::kAllPairs && a != cti.mover && b != cti.mover)) continue;
       std::vector<std::int64_t> view;
       v.ViewOf(r, a, b, view);
       std::vector<std::size_t> cube = v.Cube(program_, view);
@@ -355,12 +347,13 @@ std::vector<std::string> CubeBlocker::Block(const ConcreteState& cti, bool* seen
       // A literal about a thread's variable keeps the one about its location (the variable
       // says something only where it is live).
       const auto needed = [&](std::size_t c) {
-        const Component& at = v.components[c / 3];
-        return at.kind == Component::Kind::kPc &&
+        const Views::Component& at = v.components[c / 3];
+        return at.kind == Views::Component::Kind::kPc &&
                std::any_of(cube.begin(), cube.end(), [&](std::size_t x) {
-                 const Component& other = v.components[x / 3];
+                 const Views::Component& other = v.components[x / 3];
                  return !other.shared && other.role == at.role &&
-                        other.kind != Component::Kind::kPc && other.kind != Component::Kind::kOrder;
+                        other.kind != Views::Component::Kind::kPc &&
+                        other.kind != Views::Component::Kind::kOrder;
                });
       };
       for (const std::size_t c : order) {
