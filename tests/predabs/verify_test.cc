@@ -347,7 +347,7 @@ TEST(PredabsTest, ExhaustionUpToSymmetryAgreesWithBruteForce) {
                "state\n",
                by_orbits, testing::Sweep(200), traces, every_state);
   EXPECT_GT(by_orbits, testing::AtLeastU(100));
-  EXPECT_GT(traces, testing::AtLeastU(20));
+  EXPECT_GT(traces, testing::AtLeastU(16));
   EXPECT_GT(every_state, testing::AtLeastU(60));
 }
 
