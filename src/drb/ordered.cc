@@ -293,4 +293,15 @@ IdVariables IdHolders(const Program& program) {
   return {checker.shared_ids(), checker.local_ids()};
 }
 
+IdVariables ThreadNamers(const Program& program) {
+  IdVariables out = IdHolders(program);
+  std::vector<const Expr*> indices;
+  for (const Statement& s : program.statements) ThreadIndexExprs(s.body, indices);
+  for (const Expr* e : indices) {
+    if (e->kind == Expr::Kind::kShared && e->args.empty()) out.shared[e->var] = true;
+    if (e->kind == Expr::Kind::kLocal && e->args.empty()) out.locals[e->var] = true;
+  }
+  return out;
+}
+
 }  // namespace druba::drb

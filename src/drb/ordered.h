@@ -36,6 +36,9 @@ struct IdVariables {
   std::vector<bool> locals;
 };
 IdVariables IdHolders(const Program& program);
+// The variables that name threads: those that hold ids (IdHolders) and those a thread indexes
+// another's entry with (`flag[j]`, `pc[turn]`), ids computed by arithmetic included.
+IdVariables ThreadNamers(const Program& program);
 
 // The expressions `body` names other threads with: the index of another thread's location or
 // entry it reads (`pc[j]`, `flag[turn]`, inside quantifiers too) and of a per-thread array's entry

@@ -68,14 +68,7 @@ struct CubeBlocker::Views {
   explicit Views(const Program& p) : places(PlacesOf(p)), live(drb::LiveLocals(p)) {
     using CKind = Component::Kind;
     using CTarget = Component::Target;
-    const drb::IdVariables ids = drb::IdHolders(p);
-    std::vector<bool> index_locals = ids.locals, index_shared = ids.shared;
-    std::vector<const Expr*> indices;
-    for (const Statement& s : p.statements) drb::ThreadIndexExprs(s.body, indices);
-    for (const Expr* e : indices) {
-      if (e->kind == Expr::Kind::kShared && e->args.empty()) index_shared[e->var] = true;
-      if (e->kind == Expr::Kind::kLocal && e->args.empty()) index_locals[e->var] = true;
-    }
+    const drb::IdVariables names = drb::ThreadNamers(p);
     std::vector<bool> read_by_others(p.locals.size(), false);
     for (const Statement& s : p.statements) drb::OthersLocals(s.body, read_by_others);
     for (std::vector<bool>& at : live) {
@@ -95,12 +88,12 @@ struct CubeBlocker::Views {
       components.push_back({CKind::kNone, shared, v, role});
     };
     for (std::uint32_t v = 0; v < p.shared.size(); ++v) {
-      variable(true, v, 0, index_shared[v] && p.shared[v].type != Type::kBool);
+      variable(true, v, 0, names.shared[v] && p.shared[v].type != Type::kBool);
     }
     for (int role = 0; role < 2; ++role) {
       for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
         if (p.locals[v].name.find('[') != std::string::npos) continue;  // a fixed-size array's
-        variable(false, v, role, index_locals[v] && p.locals[v].type != Type::kBool);
+        variable(false, v, role, names.locals[v] && p.locals[v].type != Type::kBool);
       }
     }
   }

@@ -22,24 +22,6 @@ constexpr std::size_t kMaxRelative = 96;   // own states relative to another thr
 constexpr std::uint64_t kMaxAtomValue =
     8;  // `v[k] == c` atoms for c in 0 .. 7  // Houdini at first .. first + 3 threads first
 
-// The variables that name threads: those that hold ids (drb::IdHolders) and those a thread
-// indexes another's entry with (`flag[j]`, `pc[turn]`), ids computed by arithmetic included.
-struct IndexVariables {
-  std::vector<bool> shared, locals;
-
-  explicit IndexVariables(const Program& p) {
-    const drb::IdVariables ids = drb::IdHolders(p);
-    shared = ids.shared;
-    locals = ids.locals;
-    std::vector<const Expr*> indices;
-    for (const Statement& s : p.statements) drb::ThreadIndexExprs(s.body, indices);
-    for (const Expr* e : indices) {
-      if (e->kind == Expr::Kind::kShared && e->args.empty()) shared[e->var] = true;
-      if (e->kind == Expr::Kind::kLocal && e->args.empty()) locals[e->var] = true;
-    }
-  }
-};
-
 // A variable the candidates name: a shared one (any thread sees the one copy) or one of the
 // per-thread ones (`v[self]`), with the values and the order against the viewing thread's id
 // seen at each location.
@@ -96,7 +78,7 @@ struct CandidateReader::Observations {
   static constexpr std::size_t kMaxOwnStates = instance_detail::kMaxOwnStates;
   static constexpr std::uint64_t kMaxAtomValue = instance_detail::kMaxAtomValue;
   explicit Observations(const Program& p)
-      : index(p),
+      : index(drb::ThreadNamers(p)),
         live(drb::LiveLocals(p)),
         pcs(p.statements.size() + 2),
         pairs(pcs * pcs, false),
@@ -106,7 +88,7 @@ struct CandidateReader::Observations {
         orders(pcs * pcs * p.locals.size(), 0) {
     relative_off = std::find(index.locals.begin(), index.locals.end(), true) == index.locals.end();
   }
-  instance_detail::IndexVariables index;
+  drb::IdVariables index;               // the variables that name threads (drb::ThreadNamers)
   std::vector<std::vector<bool>> live;  // [pc][local]: may be read again (drb/liveness.h)
   std::size_t pcs;
   std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
@@ -124,9 +106,9 @@ struct CandidateReader::Observations {
   // each own state the atoms some other thread satisfied whenever a thread was in it.
   std::map<std::uint32_t, std::set<std::uint64_t>> others;
   // A thread's own state relative to another thread: its location and, for each local that names
-  // threads (IndexVariables), how it compares with the thread's own id and the other's (0: below,
-  // 1: equal, 2: above; own * 3 + other), or kDead where the location never reads it again. The
-  // pairs of them threads i < j were seen in, and which were seen as i's and as j's.
+  // threads (drb::ThreadNamers), how it compares with the thread's own id and the other's (0:
+  // below, 1: equal, 2: above; own * 3 + other), or kDead where the location never reads it again.
+  // The pairs of them threads i < j were seen in, and which were seen as i's and as j's.
   std::map<std::vector<std::int64_t>, std::uint32_t> relative;
   std::set<std::pair<std::uint32_t, std::uint32_t>> relative_pairs;
   std::set<std::uint32_t> relative_lower, relative_upper;
@@ -450,7 +432,7 @@ void PairOrders(const Program& p, const Observations& o, const Places& places,
 std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
   std::vector<std::string> out;
   const Places places = PlacesOf(p);
-  const instance_detail::IndexVariables& ids = o.index;
+  const drb::IdVariables& ids = o.index;
   const std::string count = fmt::format("count({}: true)", places.j);
   // Per group of locations: the candidates' head, and what the variables took there.
   const auto group = [&](const std::vector<std::uint32_t>& pcs, const std::string& head) {
