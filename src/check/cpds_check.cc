@@ -17,7 +17,7 @@ namespace {
 using cpds::Rule;
 using cpds::RuleKind;
 using Word = std::uint32_t;
-using State = std::vector<Word>;
+using Config = std::vector<Word>;    // the shared state, then each thread's K stack slots
 constexpr Word kNone = 0xFFFFFFFFU;  // an empty slot, or the bottom of a stack
 
 // A number of the certificate: -1 is an empty slot or the bottom, others must fit a Word.
@@ -27,7 +27,7 @@ Word WordOf(std::int64_t v, const JsonValue& row) {
   return static_cast<Word>(v);
 }
 
-std::string Text(const State& s) {
+std::string ConfigText(const Config& s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) {
     out += fmt::format("{}{}", i == 0 ? "" : ", ", s[i] == kNone ? -1LL : s[i]);
@@ -39,7 +39,7 @@ std::string Text(const State& s) {
 struct Claims {
   std::uint32_t k = 1;
   std::uint32_t n = 0;
-  absl::flat_hash_set<State> states;
+  absl::flat_hash_set<Config> states;
   // Top(t, g, x) -> the ys; Deep(t, u) -> the vs.
   absl::flat_hash_map<std::array<Word, 3>, absl::flat_hash_set<Word>> top;
   absl::flat_hash_map<std::array<Word, 2>, absl::flat_hash_set<Word>> deep;
@@ -53,7 +53,7 @@ struct Claims {
     const auto it = deep.find(std::array<Word, 2>{t, u});
     return it != deep.end() && it->second.contains(v);
   }
-  const Word* Slots(const State& s, std::uint32_t t) const {
+  const Word* Slots(const Config& s, std::uint32_t t) const {
     return s.data() + 1 + std::size_t{t} * k;
   }
 };
@@ -68,7 +68,7 @@ Claims Read(const JsonValue& doc, std::uint32_t n) {
     if (words.size() != 1 + std::size_t{n} * c.k) {
       throw InputError(row.where, "an abstract state must have 1 + threads * k numbers");
     }
-    State s;
+    Config s;
     s.reserve(words.size());
     for (const std::int64_t v : words) s.push_back(WordOf(v, row));
     for (std::uint32_t t = 0; t < n; ++t) {
@@ -91,8 +91,8 @@ Claims Read(const JsonValue& doc, std::uint32_t n) {
   return c;
 }
 
-State Initial(const Claims& c, const cpds::InitialState& init) {
-  State s(1 + std::size_t{c.n} * c.k, kNone);
+Config Initial(const Claims& c, const cpds::InitialState& init) {
+  Config s(1 + std::size_t{c.n} * c.k, kNone);
   s[0] = init.shared;
   for (std::uint32_t t = 0; t < c.n; ++t) {
     const cpds::Stack& w = init.stacks[t];  // bottom to top
@@ -115,7 +115,7 @@ class Rules {
     return it == by_lhs_[t].end() ? none_ : it->second;
   }
   // The rules of thread t enabled in s (none when its stack is empty).
-  const std::vector<const Rule*>& Enabled(const State& s, const Claims& c, std::uint32_t t) const {
+  const std::vector<const Rule*>& Enabled(const Config& s, const Claims& c, std::uint32_t t) const {
     const Word top = c.Slots(s, t)[0];
     return top == kNone ? none_ : At(t, s[0], top);
   }
@@ -125,7 +125,7 @@ class Rules {
   std::vector<const Rule*> none_;
 };
 
-bool MatchesTarget(const cpds::TargetPattern& p, const State& s, const Claims& c) {
+bool MatchesTarget(const cpds::TargetPattern& p, const Config& s, const Claims& c) {
   if (p.shared && *p.shared != s[0]) return false;
   for (std::uint32_t t = 0; t < c.n && t < p.stacks.size(); ++t) {
     if (!p.stacks[t]) continue;
@@ -139,7 +139,7 @@ bool MatchesTarget(const cpds::TargetPattern& p, const State& s, const Claims& c
   return true;
 }
 
-bool Deadlocked(const Rules& rules, const State& s, const Claims& c) {
+bool Deadlocked(const Rules& rules, const Config& s, const Claims& c) {
   bool busy = false;
   for (std::uint32_t t = 0; t < c.n; ++t) {
     if (c.Slots(s, t)[0] == kNone) continue;
@@ -151,9 +151,9 @@ bool Deadlocked(const Rules& rules, const State& s, const Claims& c) {
 
 // Every abstract successor of `s` under rule `r` of thread t (top-K: pushes and overwrites are
 // exact; a pop fills the freed slot from the relation).
-void Post(const Rule& r, const State& s, const Claims& c, std::uint32_t t,
-          const std::function<void(const State&)>& yield) {
-  State out = s;
+void Post(const Rule& r, const Config& s, const Claims& c, std::uint32_t t,
+          const std::function<void(const Config&)>& yield) {
+  Config out = s;
   out[0] = r.new_shared;
   const Word* in = c.Slots(s, t);
   Word* slots = out.data() + 1 + std::size_t{t} * c.k;
@@ -231,7 +231,7 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
       }
     }
   }
-  for (const State& s : c.states) {  // (E): another thread's step changes the shared state
+  for (const Config& s : c.states) {  // (E): another thread's step changes the shared state
     for (std::uint32_t t = 0; t < c.n; ++t) {
       const Word x = c.Slots(s, t)[0];
       const auto it = c.top.find(std::array<Word, 3>{t, s[0], x});
@@ -273,29 +273,32 @@ CheckResult CheckClaims(const JsonValue& doc, const std::string& digest, const c
     return fail("property", "the certificate was written with a different target (or none)");
   }
   const Rules rules(cpds);
-  const State initial = Initial(c, init);
-  if (!c.states.contains(initial)) return fail("initial", Text(initial) + " is not in the set");
+  const Config initial = Initial(c, init);
+  if (!c.states.contains(initial))
+    return fail("initial", ConfigText(initial) + " is not in the set");
   r.passed.push_back(fmt::format("initial ({} threads)", n));
-  for (const State& s : c.states) {
+  for (const Config& s : c.states) {
     PollLimits(limits, false);
-    if (target && MatchesTarget(*target, s, c)) return fail("property", Text(s) + " is a target");
-    if (deadlock && Deadlocked(rules, s, c)) return fail("property", Text(s) + " is deadlocked");
+    if (target && MatchesTarget(*target, s, c))
+      return fail("property", ConfigText(s) + " is a target");
+    if (deadlock && Deadlocked(rules, s, c))
+      return fail("property", ConfigText(s) + " is deadlocked");
   }
   r.passed.emplace_back(deadlock ? "property (target, deadlock)" : "property (target)");
   if (std::string miss = CheckRelation(rules, init, c); !miss.empty()) {
     return fail("relation", miss);
   }
   r.passed.emplace_back("relation");
-  for (const State& s : c.states) {
+  for (const Config& s : c.states) {
     PollLimits(limits, false);
     for (std::uint32_t t = 0; t < n; ++t) {
       for (const Rule* enabled : rules.Enabled(s, c, t)) {
         const Rule& rule = *enabled;
         std::string escape;
-        Post(rule, s, c, t, [&](const State& to) {
+        Post(rule, s, c, t, [&](const Config& to) {
           if (escape.empty() && !c.states.contains(to)) {
-            escape = fmt::format("{} -> {} under thread {}'s rule at line {}", Text(s), Text(to), t,
-                                 rule.line);
+            escape = fmt::format("{} -> {} under thread {}'s rule at line {}", ConfigText(s),
+                                 ConfigText(to), t, rule.line);
           }
         });
         if (!escape.empty()) return fail("closure", escape);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,12 @@ struct Expr {
   std::uint32_t height = 1;
 };
 using ExprPtr = std::unique_ptr<Expr>;
+
+// Calls `visit` on e and on every expression below it, parents first.
+inline void WalkExpr(const Expr& e, const std::function<void(const Expr&)>& visit) {
+  visit(e);
+  for (const ExprPtr& arg : e.args) WalkExpr(*arg, visit);
+}
 
 // One instruction of a statement's body. A statement is one atomic action: its body runs to the end
 // (then control goes to the next statement) or to a goto; a false `assume` disables the path, a

@@ -33,15 +33,10 @@ struct Atom {
   bool liftable = false;              // no quantifier, no location, no `self`, no fixed index
 };
 
-void Walk(const Expr& e, const std::function<void(const Expr&)>& visit) {
-  visit(e);
-  for (const ExprPtr& arg : e.args) Walk(*arg, visit);
-}
-
 Atom ExprAtom(const Program& program, const Expr& e) {
   Atom atom;
   atom.liftable = true;
-  Walk(e, [&](const Expr& x) {
+  WalkExpr(e, [&](const Expr& x) {
     if (x.kind == Kind::kLocal && x.args.empty()) atom.locals.push_back(x.var);
     if (x.kind == Kind::kLocal && !x.args.empty()) atom.liftable = false;
     // A local array's element is the thread's own: no other thread's can be named.
@@ -104,7 +99,7 @@ void BodyAtoms(const std::vector<Instr>& body, std::vector<const Expr*>& out) {
 
 bool Reads(const Expr& e, std::uint32_t local) {
   bool found = false;
-  Walk(e, [&](const Expr& x) {
+  WalkExpr(e, [&](const Expr& x) {
     found = found || (x.kind == Kind::kLocal && x.args.empty() && x.var == local);
   });
   return found;
@@ -178,14 +173,14 @@ void AssignedConstants(const std::vector<Instr>& body, std::set<std::pair<IntVar
 
 // The literal numbers of an expression.
 void Literals(const Expr& e, std::set<Int>& out) {
-  Walk(e, [&](const Expr& x) {
+  WalkExpr(e, [&](const Expr& x) {
     if (x.kind == Kind::kNumber && x.sort == Sort::kInt) out.insert(x.value);
   });
 }
 
 // The integer variables an expression reads whole (a shared one, the thread's own local).
 void IntReads(const Program& program, const Expr& e, std::set<IntVar>& out) {
-  Walk(e, [&](const Expr& x) {
+  WalkExpr(e, [&](const Expr& x) {
     if (!IsPlainVariable(x)) return;
     const IntVar v{x.kind == Kind::kLocal, x.var};
     const Variable& decl = v.local ? program.locals[v.var] : program.shared[v.var];
@@ -370,7 +365,7 @@ void IndexRanges(const Program& program, const std::vector<Instr>& body,
     }
   };
   for (const Instr& op : body) {
-    for (const ExprPtr& e : op.exprs) Walk(*e, visit);
+    for (const ExprPtr& e : op.exprs) WalkExpr(*e, visit);
     for (const Instr::Target& t : op.targets) {
       if (t.index && t.size > 0) range(*t.index, t.size);
     }

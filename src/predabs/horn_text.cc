@@ -10,6 +10,14 @@ namespace druba::predabs {
 
 using Term = Solver::Term;
 
+namespace {
+// |v|, evaluated at once (Boost's abs() builds an expression template, in which the static
+// analyzer sees a reference to a temporary escape).
+Int Magnitude(const Int& v) {
+  return v < 0 ? Int(-v) : v;
+}
+}  // namespace
+
 void HornText::Atoms(Term formula, std::vector<std::string>& out,
                      absl::flat_hash_set<std::string>& seen) {
   const TermView v = s_.View(formula);
@@ -239,7 +247,7 @@ std::optional<std::string> HornText::Linear(Term t, bool split) {
     return (equality ? d.constant == 0 : d.constant <= 0) ? "true" : "false";
   }
   Int g = 0;
-  for (const auto& [name, c] : d.terms) g = boost::multiprecision::gcd(g, Int(abs(c)));
+  for (const auto& [name, c] : d.terms) g = boost::multiprecision::gcd(g, Magnitude(c));
   if (equality && d.constant % g != 0) return "false";
   for (auto& [name, c] : d.terms) c /= g;
   // sum <= -constant / g, rounded down; for an equality, exact.
@@ -254,7 +262,7 @@ std::optional<std::string> HornText::Linear(Term t, bool split) {
   std::string right;
   for (const auto& [name, c] : d.terms) {
     std::string& side = c > 0 ? left : right;
-    const Int m = abs(c);
+    const Int m = Magnitude(c);
     side += (side.empty() ? "" : " + ") + (m == 1 ? name : m.str() + " * " + name);
   }
   if (left.empty()) {

@@ -23,6 +23,7 @@ using drb::ThreadTemplate;
 using drb::TrackedPc;
 using drb::Type;
 using drb::Variable;
+using drb::WalkExpr;
 
 // A shared variable, or the executing thread's own local, read as a whole.
 inline bool IsPlainVariable(const Expr& e) {

@@ -265,10 +265,10 @@ std::vector<Residue> ProgramResidues(const Program& program) {
       }
     };
     for (const Instr& op : block) {
-      for (const ExprPtr& e : op.exprs) Walk(*e, visit);
+      for (const ExprPtr& e : op.exprs) WalkExpr(*e, visit);
       for (std::size_t t = 0; t < op.targets.size(); ++t) {
         const Instr::Target& target = op.targets[t];
-        if (target.index) Walk(*target.index, visit);
+        if (target.index) WalkExpr(*target.index, visit);
         if (op.kind != Instr::Kind::kAssign || target.index || t >= op.exprs.size()) continue;
         if (const std::optional<VarRef> from = Shifted(*op.exprs[t])) {
           copies.emplace_back(VarRef{target.local, target.var}, *from);
