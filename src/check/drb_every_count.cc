@@ -469,7 +469,7 @@ class GroundClosure {
     }
     const z3::expr query =
         z3::select(s_.pc, t_) == static_cast<int>(stmt) && escape && z3::mk_and(holds);
-    return DecideAlone(base_, query, timeout_ms, limits) == z3::unsat;
+    return DecideAlone(base_, query, timeout_ms, limits, /*ground=*/true) == z3::unsat;
   }
 
  private:

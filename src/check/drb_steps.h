@@ -66,14 +66,17 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
 
 // The same, asked of a solver of its own holding `solver`'s assertions and `query`: no
 // incremental state, so that Z3's preprocessing of quantifiers applies (the ordered every-count
-// queries, with integer thread ids, take several times longer incrementally).
+// queries, with integer thread ids, take several times longer incrementally). A `ground` query
+// (no quantifier) is asked without relevancy propagation, which only pays where quantifiers are
+// instantiated (the ground closure of Eisenberg-McGuire's invariant: 2 to 3 times faster).
 inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& query,
-                                    unsigned timeout_ms, LimitWatch* limits) {
+                                    unsigned timeout_ms, LimitWatch* limits, bool ground = false) {
   PollLimits(limits);
   z3::solver fresh(solver.ctx());
   z3::params params(solver.ctx());
   params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
   params.set("ctrl_c", false);
+  if (ground) params.set("smt.relevancy", 0U);
   fresh.set(params);
   const z3::expr_vector assertions = solver.assertions();
   for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);
