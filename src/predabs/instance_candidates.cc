@@ -501,7 +501,11 @@ const CubeBlocker& CandidateReader::Blocker() {
 }
 
 std::vector<std::string> CandidateReader::Candidates() const {
-  return CandidatesOf(program_, *seen_);
+  // Two readings may give one text (an id's lower bound is a bound and the id's range): once each.
+  std::vector<std::string> all = CandidatesOf(program_, *seen_);
+  std::set<std::string> kept;
+  std::erase_if(all, [&](const std::string& c) { return !kept.insert(c).second; });
+  return all;
 }
 
 bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
