@@ -11,7 +11,9 @@
 # `orbits=N` checks that the search over one state per orbit of the thread symmetry answered
 # (JSON "symmetric_exhaustion") after storing N states (a symmetric .drb program at one count).
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
-# abstraction=NAME (passed as --threads and --abstraction; `top` does not apply), and
+# abstraction=NAME (passed as --threads and --abstraction; `top` does not apply);
+# `violation-threads=N` checks the thread count whose run found the violation (with threads=M..:
+# the smallest count where one exists), and
 #   # druba-expect-hunt: threads=N delays=D verdict=violation
 # runs `druba test` with iterative deepening, checks the smallest delay budget D, and replays the
 # trace it saved (`druba replay` must confirm the violation); `rounds=R deepest=M` there pass
@@ -71,6 +73,7 @@ foreach(line IN LISTS lines)
   field("${line}" "mode" mode)
   field("${line}" "refine" refine)
   field("${line}" "orbits" orbits)
+  field("${line}" "violation-threads" violation_threads)
   set(model_args)
   if(deadlock)
     list(APPEND model_args --deadlock)
@@ -200,6 +203,15 @@ foreach(line IN LISTS lines)
       if(NOT by_orbits OR NOT got_orbits EQUAL orbits)
         message(FATAL_ERROR "${MODEL} (${line}): answered by the search over orbits: ${by_orbits}"
                             ", ${got_orbits} states stored; expected ${orbits}")
+      endif()
+    endif()
+    if(violation_threads)
+      string(JSON runs LENGTH "${out}" runs)
+      math(EXPR last "${runs} - 1")
+      string(JSON got_threads GET "${out}" runs ${last} threads)
+      if(NOT got_threads EQUAL violation_threads)
+        message(FATAL_ERROR "${MODEL} (${line}): the violation found at ${got_threads} threads, "
+                            "expected ${violation_threads}")
       endif()
     endif()
     if(verdict STREQUAL "safe")
