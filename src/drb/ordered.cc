@@ -207,15 +207,17 @@ std::optional<OrderedBreach> OrderedSymmetryBreach(const Program& program) {
 namespace {
 
 void IndexExprs(const Expr& e, std::vector<const Expr*>& out) {
-  if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
-    out.push_back(e.args[0].get());
-  }
-  for (const ExprPtr& a : e.args) IndexExprs(*a, out);
+  WalkExpr(e, [&](const Expr& x) {
+    if ((x.kind == Expr::Kind::kLocal || x.kind == Expr::Kind::kPc) && !x.args.empty()) {
+      out.push_back(x.args[0].get());
+    }
+  });
 }
 
 void OthersLocalsIn(const Expr& e, std::vector<bool>& out) {
-  if (e.kind == Expr::Kind::kLocal && !e.args.empty()) out[e.var] = true;
-  for (const ExprPtr& a : e.args) OthersLocalsIn(*a, out);
+  WalkExpr(e, [&](const Expr& x) {
+    if (x.kind == Expr::Kind::kLocal && !x.args.empty()) out[x.var] = true;
+  });
 }
 
 }  // namespace

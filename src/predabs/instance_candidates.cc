@@ -277,7 +277,7 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
     if (!id) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
   }
-  if (id && !seen.unbounded && seen.lo) {
+  if (id && !seen.many && !seen.unbounded && seen.lo) {  // with many values, bounded above
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
   }
   if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
@@ -501,11 +501,7 @@ const CubeBlocker& CandidateReader::Blocker() {
 }
 
 std::vector<std::string> CandidateReader::Candidates() const {
-  // Two readings may give one text (an id's lower bound is a bound and the id's range): once each.
-  std::vector<std::string> all = CandidatesOf(program_, *seen_);
-  std::set<std::string> kept;
-  std::erase_if(all, [&](const std::string& c) { return !kept.insert(c).second; });
-  return all;
+  return CandidatesOf(program_, *seen_);
 }
 
 bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
