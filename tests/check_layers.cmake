@@ -1,11 +1,11 @@
-# The CMake library links equal the include graph: for each library folder (src/* and cli), the
+# The CMake library links equal the include graph: for each library folder (src/*, cli and mpi), the
 # folders its files include ("folder/file.h") are exactly the druba_* libraries its CMakeLists.txt
 # links (itself left out), so a dependency is never used without being declared or declared
 # without being used (docs/architecture.md has the allowed layers).
 #   cmake -DROOT=<source dir> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
 file(GLOB folders LIST_DIRECTORIES true "${ROOT}/src/*")
-list(APPEND folders "${ROOT}/cli")
+list(APPEND folders "${ROOT}/cli" "${ROOT}/mpi")
 set(problems "")
 foreach(folder ${folders})
   if(NOT IS_DIRECTORY "${folder}")
@@ -31,7 +31,7 @@ foreach(folder ${folders})
     if(NOT IS_DIRECTORY "${ROOT}/src/${dep}")  # a part of a folder's code: druba_cpds_reader
       string(REGEX REPLACE "_[a-z]+$" "" dep "${dep}")
     endif()
-    if(NOT dep STREQUAL name AND IS_DIRECTORY "${ROOT}/src/${dep}")
+    if(NOT dep STREQUAL name AND (IS_DIRECTORY "${ROOT}/src/${dep}" OR dep STREQUAL "cli"))
       list(APPEND linked "${dep}")
     endif()
   endforeach()

@@ -69,4 +69,33 @@ std::string CpdsModel::DescribeRule(std::uint32_t thread, std::uint32_t action) 
   return RuleToString(r) + " (" + cpds_.file + ":" + std::to_string(r.line) + ")";
 }
 
+void CpdsModel::Encode(StateView state, std::vector<std::uint8_t>& out) const {
+  PutVarint(state[0], out);
+  for (std::size_t t = 0; t < cpds_.threads.size(); ++t) {
+    const Stack stack = stacks_.Contents(state[1 + t]);
+    PutVarint(stack.size(), out);
+    for (const Symbol symbol : stack) PutVarint(symbol, out);
+  }
+}
+
+bool CpdsModel::Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words) {
+  words.assign(state_width(), 0);
+  std::size_t at = 0;
+  std::uint64_t value = 0;
+  if (!GetVarint(bytes, at, value) || value >= cpds_.shared_states) return false;
+  words[0] = static_cast<Word>(value);
+  Stack stack;
+  for (std::size_t t = 0; t < cpds_.threads.size(); ++t) {
+    std::uint64_t depth = 0;
+    if (!GetVarint(bytes, at, depth) || depth > bytes.size() - at) return false;
+    stack.clear();
+    for (std::uint64_t i = 0; i < depth; ++i) {
+      if (!GetVarint(bytes, at, value) || value > kMaxNumber) return false;
+      stack.push_back(static_cast<Symbol>(value));
+    }
+    words[1 + t] = stacks_.Intern(stack);
+  }
+  return at == bytes.size();
+}
+
 }  // namespace druba::cpds

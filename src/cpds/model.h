@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cpds/cpds.h"
 #include "cpds/stack_table.h"
 #include "explore/model.h"
+#include "explore/portable.h"
 #include "explore/state_store.h"
 
 namespace druba::cpds {
@@ -62,6 +64,11 @@ class CpdsModel {
 
   // "g|w0,w1,..." with whole stacks bottom to top, `-` for an empty one.
   std::string DescribeState(StateView state) const;
+
+  // DistributableModel: the shared state, then each stack's depth and symbols bottom to top, as
+  // varints (explore/portable.h); Decode interns the stacks in this model's table.
+  void Encode(StateView state, std::vector<std::uint8_t>& out) const;
+  bool Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words);
   // "2 13 -> 2 -" with the line it stands on.
   std::string DescribeRule(std::uint32_t thread, std::uint32_t action) const;
 
@@ -111,6 +118,7 @@ class CpdsModel {
 // Its contract with the engine (explore/model.h), stated where a new kind would copy it from.
 static_assert(ExplorableModel<CpdsModel>);
 static_assert(ConcurrentModel<CpdsModel>);
+static_assert(DistributableModel<CpdsModel>);
 
 std::string StackToString(const Stack& bottom_to_top);
 std::string RuleToString(const Rule& rule);

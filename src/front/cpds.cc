@@ -24,24 +24,9 @@
 #include "run/run_count.h"
 
 namespace druba::front {
-namespace {
 
-using cpds::CpdsModel;
-using cpds::CpdsOptions;
-using cpds::TopKAbstraction;
-using run::RunOptions;
-
-struct Loaded {
-  cpds::Cpds cpds;
-  cpds::InitialState init;
-  std::optional<cpds::TargetPattern> target;
-  std::string target_text;
-  std::string digest;  // of the model, initial state and target texts (certificates)
-  Warnings warnings;
-};
-
-Loaded Load(const std::string& path, const CpdsOptions& options) {
-  Loaded out;
+LoadedCpds LoadCpds(const std::string& path, const cpds::CpdsOptions& options) {
+  LoadedCpds out;
   const std::string pds_text = ReadFile(path);
   out.cpds = cpds::ParsePds(pds_text, path, &out.warnings);
   const std::string init_path =
@@ -61,13 +46,20 @@ Loaded Load(const std::string& path, const CpdsOptions& options) {
   }
   out.digest = ContentDigest({pds_text, init_text, target_source});
   if (out.target) {
-    const std::string problem = TopKAbstraction::CheckTarget(*out.target, options.top);
+    const std::string problem = cpds::TopKAbstraction::CheckTarget(*out.target, options.top);
     if (!problem.empty()) {
       throw InputError({options.spec.empty() ? "--target" : options.spec, 1, 0}, problem);
     }
   }
   return out;
 }
+
+namespace {
+
+using cpds::CpdsModel;
+using cpds::CpdsOptions;
+using cpds::TopKAbstraction;
+using run::RunOptions;
 
 // `druba replay`: re-execute a saved trace slot by slot on the concrete model.
 run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
@@ -79,7 +71,7 @@ run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
     const std::string& target = doc.At("target").AsString();
     (std::filesystem::exists(target) ? options.spec : options.target) = target;
   }
-  const Loaded loaded = Load(request.model, options);
+  const LoadedCpds loaded = LoadCpds(request.model, options);
   const bool deadlock = doc.Has("property") && doc.At("property").AsString() == "deadlock";
   if (!loaded.target && !deadlock) {
     throw InputError({request.replay_trace, 0, 0}, "no target to confirm: give --spec or --target");
@@ -102,7 +94,7 @@ run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
 
 // `druba check`: the certificate against the model, by the independent checker (src/check).
 run::Outcome Check(const RunOptions& request, const CpdsOptions& options, const run::Sinks& sinks) {
-  const Loaded loaded = Load(request.model, options);
+  const LoadedCpds loaded = LoadCpds(request.model, options);
   const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
   // An exhaustion proof is certified at the depth that makes the abstraction exact, not at --top.
   const bool exact_depth = doc.Has("proof") && doc.At("proof").AsString() == "exhausted";
@@ -121,7 +113,7 @@ run::Outcome Check(const RunOptions& request, const CpdsOptions& options, const 
 // `druba verify` and `test`: load, run, report.
 run::Outcome Verify(const RunOptions& options, const CpdsOptions& cpds_options,
                     const run::Sinks& sinks) {
-  const Loaded loaded = Load(options.model, cpds_options);
+  const LoadedCpds loaded = LoadCpds(options.model, cpds_options);
   CpdsModel model(loaded.cpds, loaded.init);
   TopKAbstraction abs(model, cpds_options.top, loaded.target);
   abs.SetDeadlock(options.deadlock);

@@ -1,6 +1,8 @@
 #include "predabs/model.h"
 
+#include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace druba::predabs {
@@ -408,6 +410,45 @@ std::string IntModel::DescribeChanges(StateView before, StateView after) const {
     }
   }
   return out;
+}
+
+void IntModel::Encode(StateView state, std::vector<std::uint8_t>& out) const {
+  for (std::size_t slot = 0; slot < width_; ++slot) {
+    const bool pc = slot >= base_ && (slot - base_) % stride_ == 0;
+    if (pc || (state[slot] & 1U) == 0) {
+      PutVarint(state[slot], out);
+      continue;
+    }
+    const std::string digits = values_.Decode(state[slot]).str();
+    PutVarint(std::uint64_t{digits.size()} << 1 | 1U, out);
+    out.insert(out.end(), digits.begin(), digits.end());
+  }
+}
+
+bool IntModel::Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words) {
+  words.assign(width_, 0);
+  std::size_t at = 0;
+  for (std::size_t slot = 0; slot < width_; ++slot) {
+    std::uint64_t value = 0;
+    if (!GetVarint(bytes, at, value)) return false;
+    const bool pc = slot >= base_ && (slot - base_) % stride_ == 0;
+    if (pc || (value & 1U) == 0) {
+      if (value > std::numeric_limits<Word>::max()) return false;
+      words[slot] = static_cast<Word>(value);
+      continue;
+    }
+    const std::uint64_t length = value >> 1;
+    if (length == 0 || length > bytes.size() - at) return false;
+    const std::string digits(reinterpret_cast<const char*>(bytes.data() + at), length);
+    at += length;
+    if (digits.find_first_not_of("-0123456789") != std::string::npos) return false;
+    try {
+      words[slot] = values_.Encode(Int(digits));
+    } catch (const std::exception&) {  // not a number, or too large: not one of our states
+      return false;
+    }
+  }
+  return at == bytes.size();
 }
 
 }  // namespace druba::predabs

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 
 #include "common/resources.h"
 #include "explore/model.h"
+#include "explore/portable.h"
 #include "explore/state_store.h"
 #include "predabs/program.h"
 
@@ -103,6 +105,11 @@ class IntModel {
 
   // "m=1 s=0 | T0: pc=2 l=0 | T1: ..."
   std::string DescribeState(StateView state) const;
+
+  // DistributableModel: each word as a varint (explore/portable.h), but an interned value as its
+  // decimal digits (length * 2 + 1, then the text); Decode interns it in this model's table.
+  void Encode(StateView state, std::vector<std::uint8_t>& out) const;
+  bool Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words);
   std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
   std::string DescribeChanges(StateView before, StateView after) const;
 
@@ -141,5 +148,6 @@ class IntModel {
 };
 
 static_assert(ExplorableModel<IntModel>);
+static_assert(DistributableModel<IntModel>);
 
 }  // namespace druba::predabs

@@ -1,0 +1,314 @@
+// R(r,d) computed by several processes (DESIGN.md sections 2 and 3; the single-process engine is
+// explore/explorer.h). Each program state belongs to one process, the one its self-contained
+// bytes (explore/portable.h) hash to; the owner stores it, its keys (state, finder) and their
+// Pareto-minimal (rounds, delays) pairs, exactly as one process would, and expands them.
+//
+// The search goes in supersteps by depth. A record's depth (the slots taken to reach it) follows
+// from its pair and finder: (rounds - 1) * n + finder + 1, and 0 for an initial state. Every
+// process expands its records of the smallest depth any process has left, in batches: each batch's
+// successors are sent to their owners in one all-to-all exchange whose size per process is bounded
+// (`batch_bytes`, so memory stays flat however large a layer is), and the owners insert them. Two
+// pairs of one key at different depths have different rounds; pairs of one depth arrive in the
+// same layer, and one with fewer delays than a kept pair of that depth lowers it in place before
+// it is expanded. So, as in one process, a kept pair is never dominated later: the stored pairs
+// are the Pareto-minimal ones, and the counts of states, keys and pairs are the single-process
+// search's (tests/distributed). Raises resume the parked moves, as Explorer's do.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <xxhash.h>
+
+#include "common/resources.h"
+#include "distributed/comm.h"
+#include "explore/model.h"
+#include "explore/node.h"
+#include "explore/portable.h"
+#include "explore/state_store.h"
+
+namespace druba::distributed {
+
+// Bytes of successors a process queues for the others before an exchange (4 MiB).
+inline constexpr std::size_t kDefaultBatchBytes = std::size_t{1} << 22;
+
+template <DistributableModel Model, ExploreListener Listener>
+class DistributedSearch {
+ public:
+  DistributedSearch(Comm& comm, Model& model, Listener& listener, LimitWatch* limits = nullptr,
+                    std::size_t batch_bytes = kDefaultBatchBytes)
+      : comm_(&comm),
+        model_(&model),
+        listener_(&listener),
+        limits_(limits),
+        n_(model.num_threads()),
+        batch_bytes_(batch_bytes),
+        states_(model.state_width()),
+        outboxes_(static_cast<std::size_t>(comm.size())),
+        scratch_(model.state_width()) {
+    if (n_ > kMaxThreads || n_ == 0)
+      Stop("not between 1 and " + std::to_string(kMaxThreads) + " threads");
+  }
+  DistributedSearch(const DistributedSearch&) = delete;
+  DistributedSearch& operator=(const DistributedSearch&) = delete;
+
+  // R(bounds) from the initial states. Collective; false when the search was stopped.
+  bool Start(Bounds bounds) {
+    if (bounds.rounds > kMaxBound || bounds.delays > kMaxBound) {
+      Stop("bound above " + std::to_string(kMaxBound));
+    }
+    bounds_ = bounds;
+    if (!stopped_) {
+      model_->ForEachInitial([&](StateView s) {
+        encoded_.clear();
+        model_->Encode(s, encoded_);
+        if (Owner(encoded_) == comm_->rank()) AddState(s, n_ - 1, 0, 0);
+      });
+    }
+    return Drain();
+  }
+  // R(r,d) -> R(r+1,d), resuming the moves the old round bound parked. Collective.
+  bool RaiseRounds() { return Raise(bounds_.rounds, round_parked_); }
+  // R(r,d) -> R(r,d+1), resuming the moves the old delay bound parked. Collective.
+  bool RaiseDelays() { return Raise(bounds_.delays, delay_parked_); }
+
+  Bounds bounds() const { return bounds_; }
+  bool stopped() const { return stopped_; }
+  const std::string& stop_reason() const { return stop_reason_; }
+  // Nothing is parked at any process: no raise can store anything. Collective.
+  bool Exhausted() const {
+    return comm_->Sum(round_parked_.size() + delay_parked_.size()) == 0 && !stopped_;
+  }
+
+  // This process's part.
+  std::size_t num_states() const { return states_.size(); }
+  std::size_t num_keys() const { return heads_.size(); }
+  std::size_t num_records() const { return records_.size(); }
+  const ExploreStats& stats() const { return stats_; }
+  std::vector<Word> state(std::uint32_t id) const { return states_.Get(id); }
+  const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
+  std::size_t MemoryBytes() const {
+    return states_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
+           next_pair_.capacity() * sizeof(std::uint32_t) +
+           heads_.capacity() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 1) +
+           (round_parked_.capacity() + delay_parked_.capacity()) * sizeof(std::uint32_t);
+  }
+
+  // The process that owns a state, from its bytes.
+  int Owner(std::span<const std::uint8_t> bytes) const {
+    return static_cast<int>(XXH3_64bits(bytes.data(), bytes.size()) %
+                            static_cast<std::uint64_t>(comm_->size()));
+  }
+
+ private:
+  static constexpr std::uint64_t kNoDepth = std::numeric_limits<std::uint64_t>::max();
+
+  std::uint64_t Depth(std::uint32_t rounds, std::uint32_t finder) const {
+    return rounds == 0 ? 0 : (std::uint64_t{rounds} - 1) * n_ + finder + 1;
+  }
+
+  void Stop(std::string reason) {
+    if (!stopped_) {
+      stopped_ = true;
+      stop_reason_ = std::move(reason);
+    }
+  }
+
+  bool Raise(std::uint32_t& bound, std::vector<std::uint32_t>& parked) {
+    if (!stopped_ && bound >= kMaxBound) Stop("bound above " + std::to_string(kMaxBound));
+    if (!stopped_) {
+      ++bound;
+      std::vector<std::uint32_t> resumed;
+      resumed.swap(parked);
+      for (const std::uint32_t move : resumed) {
+        const NodeRecord& node = records_[MoveRecord(move)];
+        pending_[Depth(node.rounds, node.finder)].push_back(move);
+      }
+    }
+    return Drain();
+  }
+
+  // Whether some process has stopped; if so every process stops, with the reason of the first.
+  bool AnyStopped() {
+    const std::uint64_t first = comm_->Min(stopped_ ? static_cast<std::uint64_t>(comm_->rank())
+                                                    : static_cast<std::uint64_t>(comm_->size()));
+    if (first == static_cast<std::uint64_t>(comm_->size())) return false;
+    const std::string reason = comm_->Broadcast(stop_reason_, static_cast<int>(first));
+    Stop(reason);
+    return true;
+  }
+
+  // Takes the layers, smallest depth first, until none is left at any process.
+  bool Drain() {
+    std::vector<std::uint32_t> moves;
+    while (!AnyStopped()) {
+      const std::uint64_t mine = pending_.empty() ? kNoDepth : pending_.begin()->first;
+      const std::uint64_t depth = comm_->Min(mine);
+      if (depth == kNoDepth) return true;
+      moves.clear();
+      if (mine == depth) {
+        moves.swap(pending_.begin()->second);
+        pending_.erase(pending_.begin());
+      }
+      std::size_t next = 0;
+      do {
+        for (std::vector<std::uint8_t>& box : outboxes_) box.clear();
+        std::size_t queued = 0;
+        while (next < moves.size() && queued < batch_bytes_ && !stopped_) {
+          queued += Move(moves[next++]);
+        }
+        Receive(comm_->Exchange(outboxes_));
+      } while (comm_->Max(next < moves.size() && !stopped_ ? 1 : 0) != 0);
+    }
+    return false;
+  }
+
+  // One move of a record; returns the bytes it queued for other processes.
+  std::size_t Move(std::uint32_t move) {
+    if (limits_ != nullptr) {
+      if (auto reason = limits_->Poll([this] { return states_.NextGrowthBytes(); })) {
+        Stop(*reason);
+        return 0;
+      }
+    }
+    const NodeRecord node = records_[MoveRecord(move)];
+    const MoveKind kind = MoveKindOf(move);
+    const std::uint32_t finder = node.finder;
+    const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
+    const std::uint32_t rounds = node.rounds + (next == 0 ? 1U : 0U);
+    const std::uint32_t delays = node.delays + (kind == kDelay ? 1U : 0U);
+    if (delays > bounds_.delays) {
+      delay_parked_.push_back(move);
+      return 0;
+    }
+    if (rounds > bounds_.rounds) {
+      round_parked_.push_back(move);
+      return 0;
+    }
+    ++stats_.transitions;
+    if (kind == kDelay) {
+      ++stats_.delay_moves;
+      AddKey(node.state, next, rounds, delays, {});
+      return 0;
+    }
+    ++stats_.image_calls;
+    states_.Get(node.state, scratch_.data());
+    bool any = false;
+    std::size_t queued = 0;
+    model_->ForEachSuccessor(StateView(scratch_), next, [&](std::uint32_t, StateView succ) {
+      if (any) ++stats_.transitions;
+      any = true;
+      encoded_.clear();
+      model_->Encode(succ, encoded_);
+      const int owner = Owner(encoded_);
+      if (owner == comm_->rank()) {
+        AddState(succ, next, rounds, delays);
+        return;
+      }
+      std::vector<std::uint8_t>& box = outboxes_[static_cast<std::size_t>(owner)];
+      const std::size_t before = box.size();
+      PutVarint(next, box);
+      PutVarint(rounds, box);
+      PutVarint(delays, box);
+      PutVarint(encoded_.size(), box);
+      box.insert(box.end(), encoded_.begin(), encoded_.end());
+      queued += box.size() - before;
+    });
+    if (!any) AddKey(node.state, next, rounds, delays, {});  // a stutter
+    return queued;
+  }
+
+  // Inserts the successors other processes sent here.
+  void Receive(const std::vector<std::uint8_t>& bytes) {
+    const std::span<const std::uint8_t> all(bytes);
+    std::size_t at = 0;
+    while (at < all.size() && !stopped_) {
+      std::uint64_t finder = 0;
+      std::uint64_t rounds = 0;
+      std::uint64_t delays = 0;
+      std::uint64_t length = 0;
+      if (!GetVarint(all, at, finder) || !GetVarint(all, at, rounds) ||
+          !GetVarint(all, at, delays) || !GetVarint(all, at, length) || length > all.size() - at ||
+          finder >= n_ || rounds > kMaxBound || delays > kMaxBound ||
+          !model_->Decode(all.subspan(at, length), decoded_)) {
+        Stop("a process received a state it cannot read");
+        return;
+      }
+      at += length;
+      AddState(StateView(decoded_), static_cast<std::uint32_t>(finder),
+               static_cast<std::uint32_t>(rounds), static_cast<std::uint32_t>(delays));
+    }
+  }
+
+  void AddState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays) {
+    const auto found = states_.FindOrInsert(s);
+    AddKey(found.id, finder, rounds, delays, found.is_new ? s : StateView());
+  }
+
+  // The pair (rounds, delays) of key (state, finder): dropped when a kept pair dominates it; one
+  // of the same depth (rounds) with more delays is lowered to it (not yet expanded: the layer of
+  // that depth is being stored); otherwise kept, and its moves wait for its layer.
+  void AddKey(std::uint32_t state, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
+              StateView fresh) {
+    const std::uint64_t key = std::uint64_t{state} << 7 | finder;
+    const auto [it, inserted] = heads_.try_emplace(key, kNoParent);
+    if (!inserted) {
+      for (std::uint32_t r = it->second; r != kNoParent; r = next_pair_[r]) {
+        NodeRecord& kept = records_[r];
+        if (kept.rounds <= rounds && kept.delays <= delays) {
+          ++stats_.dominated;
+          return;
+        }
+        if (kept.rounds == rounds) {
+          kept.delays = delays & kMaxBound;
+          ++stats_.dominated;
+          return;
+        }
+      }
+      ++stats_.reexpansions;
+    }
+    if (records_.size() >= kMaxRecords) {
+      Stop("more than 2^31 - 2 search nodes at one process");
+      return;
+    }
+    const auto rec = static_cast<std::uint32_t>(records_.size());
+    records_.push_back(MakeRecord(state, finder, rounds, delays));
+    next_pair_.push_back(it->second);
+    it->second = rec;
+    std::vector<std::uint32_t>& layer = pending_[Depth(rounds, finder)];
+    layer.push_back(PackMove(rec, kStep));
+    layer.push_back(PackMove(rec, kDelay));
+    if (!fresh.empty() && !listener_->OnNewState(rec, fresh)) Stop("listener");
+  }
+
+  Comm* comm_;
+  Model* model_;
+  Listener* listener_;
+  LimitWatch* limits_;
+  std::uint32_t n_;
+  std::size_t batch_bytes_;
+  Bounds bounds_;
+  bool stopped_ = false;
+  std::string stop_reason_;
+  ExploreStats stats_;
+
+  PackedStateStore states_;
+  std::vector<NodeRecord> records_;
+  std::vector<std::uint32_t> next_pair_;  // per record: the key's next pair (kNoParent: none)
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> heads_;      // key -> its latest record
+  std::map<std::uint64_t, std::vector<std::uint32_t>> pending_;  // depth -> moves
+  std::vector<std::uint32_t> round_parked_;
+  std::vector<std::uint32_t> delay_parked_;
+  std::vector<std::vector<std::uint8_t>> outboxes_;  // per process: the batch being filled
+  std::vector<std::uint8_t> encoded_;
+  std::vector<Word> decoded_;
+  std::vector<Word> scratch_;
+};
+
+}  // namespace druba::distributed
