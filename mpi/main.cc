@@ -19,6 +19,7 @@
 
 #include "cli/exit_codes.h"
 #include "common/diagnostics.h"
+#include "common/digest.h"
 #include "common/files.h"
 #include "cpds/describer.h"
 #include "cpds/model.h"
@@ -26,7 +27,10 @@
 #include "drb/parser.h"
 #include "front/cpds.h"
 #include "mpi/run.h"
+#include "predabs/describer.h"
 #include "predabs/model.h"
+#include "run/report.h"
+#include "run/run_count.h"
 
 namespace druba::mpi {
 namespace {
@@ -43,6 +47,7 @@ struct Options {
   std::uint32_t threads = 0;  // .drb: 0 is the file's count
   bool deadlock = false;
   bool json = false;
+  std::string trace_out;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
 };
@@ -56,27 +61,19 @@ struct Described {
   Outcome outcome;
   std::uint32_t threads = 0;
   std::string subject;
-  std::string violation;  // the violating state in the kind's words
+  std::string property;               // which property the violation violates
+  std::vector<run::TraceLine> trace;  // its run, in the kind's words
+  nlohmann::json trace_header;        // the kind's fields of a --trace-out file
 };
 
-// The violating state in the kind's words, and which property it violates.
-template <class Model, class PropertyOf>
-void DescribeViolation(Model& model, const PropertyOf& property_of, Described& out) {
-  std::vector<std::uint8_t>& bytes = out.outcome.violation;
-  if (bytes.empty()) return;
-  std::size_t at = 0;
-  std::uint64_t rounds = 0;
-  std::uint64_t delays = 0;
-  std::vector<Word> words;
-  if (!GetVarint(bytes, at, rounds) || !GetVarint(bytes, at, delays) ||
-      !model.Decode(std::span<const std::uint8_t>(bytes).subspan(at), words)) {
-    out.violation = "(the violating state could not be read back)";
-    return;
-  }
-  out.violation =
-      fmt::format("{} after {} round{} and {} delay{}", model.DescribeState(StateView(words)),
-                  rounds, rounds == 1 ? "" : "s", delays, delays == 1 ? "" : "s");
-  out.outcome.reason = "a reachable state violates the property: " + property_of(StateView(words));
+// A violation's run in the kind's words (at process 0), and which property it violates.
+template <run::Describer D>
+void DescribeViolation(const D& kind, Described& out) {
+  const std::vector<TraceStep>& steps = out.outcome.trace;
+  if (steps.empty()) return;
+  out.property = kind.PropertyOf(StateView(steps.back().state));
+  out.outcome.reason = "a reachable state violates the property: " + out.property;
+  out.trace = run::DescribeTrace(kind, steps);
 }
 
 // Every process reads the model for itself. When one cannot, every process stops with the first
@@ -109,20 +106,25 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
     abs.Abstract(s, scratch);
     return abs.Violates(StateView(scratch));
   };
-  Described out{Run(comm, model, property, o.request, limits), model.num_threads(), "", ""};
+  Described out;
+  out.outcome = Run(comm, model, property, o.request, limits);
+  out.threads = model.num_threads();
   out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
                             loaded.target ? ", target " + loaded.target_text : "");
-  const cpds::CpdsDescriber kind{model, abs};
-  DescribeViolation(
-      model, [&kind](StateView s) { return kind.PropertyOf(s); }, out);
+  DescribeViolation(cpds::CpdsDescriber{model, abs}, out);
+  // As druba's (front/cpds.cc), which `druba replay` reads.
+  out.trace_header = {
+      {"target", loaded.target_text}, {"top", o.cpds.top}, {"digest", loaded.digest}};
   return out;
 }
 
 Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
   std::optional<drb::Program> read;
   std::string error;
+  std::string source;
   try {
-    read = drb::ParseProgram(ReadFile(o.request.model), o.request.model);
+    source = ReadFile(o.request.model);
+    read = drb::ParseProgram(source, o.request.model);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -136,16 +138,30 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
   property.violates = [&](StateView s) {
     return model.AnyThreadFailed(s) || (deadlock && model.Deadlocked(s));
   };
-  Described out{Run(comm, model, property, o.request, limits), n, "", ""};
+  Described out;
+  out.outcome = Run(comm, model, property, o.request, limits);
+  out.threads = n;
   out.subject = fmt::format("{} threads", n);
-  // As the kind's describer (predabs/describer.h) names it.
-  DescribeViolation(
-      model,
-      [&model](StateView s) -> std::string {
-        return model.AnyThreadFailed(s) ? "assertion" : "deadlock";
-      },
-      out);
+  // The describer names steps and states; the abstraction (none here) only abstract states.
+  const predabs::PredicateAbstraction none(model, drb::AbstractionSpec{}, 0);
+  DescribeViolation(predabs::DrbDescriber{program, model, none}, out);
+  out.trace_header = {{"digest", ContentDigest({source})}};  // as druba's (predabs/verify.cc)
   return out;
+}
+
+// The --trace-out file of a violation, in druba's format (`druba replay` reads it).
+std::string TraceFileOf(const Options& o, const Described& d) {
+  run::Report report;
+  report.options.model = o.request.model;
+  report.trace_header = d.trace_header;
+  report.trace_header["rounds"] = d.trace.back().rounds;
+  report.trace_header["delays"] = d.trace.back().delays;
+  run::CountRun run;
+  run.threads = d.threads;
+  run.property = d.property;
+  run.trace = d.trace;
+  report.runs.push_back(std::move(run));
+  return run::TraceFile(report);
 }
 
 void Print(const Options& o, const distributed::Comm& comm, const Described& d) {
@@ -171,13 +187,19 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
                         {"peak_rss_mb_by_process", r.peak_rss_mb_by_process},
                         {"time_s", r.time_s}};
     j["abstract_states"] = r.abstract_states ? nlohmann::json(*r.abstract_states) : nullptr;
-    if (!d.violation.empty()) j["violation"] = d.violation;
+    if (!d.trace.empty()) {
+      j["property"] = d.property;
+      j["trace"] = nlohmann::json::parse(TraceFileOf(o, d))["steps"];
+    }
     fmt::print("{}\n", j.dump());
     return;
   }
   fmt::print("druba-mpi test {}: {} processes, {}\n", o.request.model, comm.size(), d.subject);
   fmt::print("verdict: {} ({})\n", VerdictName(r.verdict), r.reason);
-  if (!d.violation.empty()) fmt::print("violating state: {}\n", d.violation);
+  if (!d.trace.empty()) {
+    fmt::print("trace: {} slots, walked back across the processes\n{}", d.trace.size(),
+               run::TraceText(d.trace));
+  }
   fmt::print("states: {} (per process: {}), keys: {}, Pareto pairs: {}", r.states,
              fmt::join(r.states_by_process, " "), r.keys, r.pairs);
   if (r.abstract_states) fmt::print(", abstract states: {}", *r.abstract_states);
@@ -213,6 +235,8 @@ int Main(int argc, char** argv) {
   test->add_option("--spec", o.cpds.spec, ".pds: a .spec file naming a target");
   test->add_flag("--deadlock", o.deadlock, "a deadlocked state violates too");
   test->add_flag("--json", o.json, "the report as one JSON object");
+  test->add_option("--trace-out", o.trace_out,
+                   "a violation's run, in the format `druba replay` reads");
   test->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
   test->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
   try {
@@ -237,6 +261,9 @@ int Main(int argc, char** argv) {
         model.ends_with(".pds") ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
     if (comm.rank() == 0) {
       Print(o, comm, d);
+      if (!o.trace_out.empty() && !d.trace.empty()) {
+        WriteFileAtomically(o.trace_out, TraceFileOf(o, d));
+      }
       std::fflush(stdout);
     }
     comm.Max(0);  // every process ends after the report is out

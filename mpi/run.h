@@ -17,6 +17,7 @@
 #include "distributed/comm.h"
 #include "distributed/search.h"
 #include "explore/state_store.h"
+#include "explore/trace.h"
 
 namespace druba::mpi {
 
@@ -52,8 +53,8 @@ struct Outcome {
   std::uint64_t exchanges = 0;
   std::vector<std::uint64_t> states_by_process;
   std::vector<double> peak_rss_mb_by_process;
-  // A violating state: its rounds and delays as varints, then its bytes (Encode).
-  std::vector<std::uint8_t> violation;
+  // A violation's run, slot by slot, from an initial state (at process 0).
+  std::vector<TraceStep> trace;
   double time_s = 0;
 };
 
@@ -127,23 +128,17 @@ Outcome Run(distributed::Comm& comm, Model& model, const Property& property, con
   Outcome out;
   const bool done = detail::Reach(search, request);
   out.bounds = search.bounds();
-  // Which process found a violation: the first of them reports it.
+  // Which process found a violation: the first of them reports it, with the run that led there.
   const auto none = static_cast<std::uint64_t>(comm.size());
   const std::uint64_t finder =
       comm.Min(listener.violation ? static_cast<std::uint64_t>(comm.rank()) : none);
-  std::vector<std::uint8_t> violating;
-  if (finder == static_cast<std::uint64_t>(comm.rank())) {
-    const NodeRecord& record = search.record(*listener.violation);
-    PutVarint(record.rounds, violating);
-    PutVarint(record.delays, violating);
-    model.Encode(StateView(search.state(record.state)), violating);
-  }
   if (finder != none) {
+    const int holder = static_cast<int>(finder);
+    const std::string record =
+        comm.Broadcast(comm.rank() == holder ? std::to_string(*listener.violation) : "", holder);
     out.verdict = Verdict::kViolation;
-    out.reason = "a reachable state violates the property";
-    for (std::vector<std::uint8_t>& part : comm.Gather(violating)) {
-      if (!part.empty()) out.violation = std::move(part);
-    }
+    out.trace = search.PathTo(holder, static_cast<std::uint32_t>(std::stoul(record)));
+    if (comm.rank() == 0) NameSlots(model, out.trace);
   } else if (!done) {
     out.verdict = Verdict::kUnknown;
     out.reason = "the search stopped: " + search.stop_reason();

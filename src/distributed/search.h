@@ -15,11 +15,14 @@
 // search's (tests/distributed). Raises resume the parked moves, as Explorer's do.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +35,7 @@
 #include "explore/node.h"
 #include "explore/portable.h"
 #include "explore/state_store.h"
+#include "explore/trace.h"
 
 namespace druba::distributed {
 
@@ -68,7 +72,7 @@ class DistributedSearch {
       model_->ForEachInitial([&](StateView s) {
         encoded_.clear();
         model_->Encode(s, encoded_);
-        if (Owner(encoded_) == comm_->rank()) AddState(s, n_ - 1, 0, 0);
+        if (Owner(encoded_) == comm_->rank()) AddState(s, n_ - 1, 0, 0, {kNoParent, kNoParent});
       });
     }
     return Drain();
@@ -95,9 +99,49 @@ class DistributedSearch {
   const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
   std::size_t MemoryBytes() const {
     return states_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
-           next_pair_.capacity() * sizeof(std::uint32_t) +
+           next_pair_.capacity() * sizeof(std::uint32_t) + parents_.capacity() * sizeof(Parent) +
            heads_.capacity() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 1) +
            (round_parked_.capacity() + delay_parked_.capacity()) * sizeof(std::uint32_t);
+  }
+
+  // The slots from an initial state to record `record` of process `holder`, walked back from
+  // process to process, at process 0 (the states read into its tables; NameSlots names the
+  // slots); elsewhere empty. Collective.
+  std::vector<TraceStep> PathTo(int holder, std::uint32_t record) {
+    std::vector<TraceStep> path;
+    Parent at{static_cast<std::uint32_t>(holder), record};
+    std::vector<std::uint8_t> bytes;
+    while (at.rank != kNoParent) {
+      bytes.clear();
+      if (static_cast<std::uint32_t>(comm_->rank()) == at.rank) {
+        const NodeRecord& node = records_[at.record];
+        for (const std::uint64_t v :
+             {std::uint64_t{parents_[at.record].rank}, std::uint64_t{parents_[at.record].record},
+              std::uint64_t{node.finder}, std::uint64_t{node.rounds}, std::uint64_t{node.delays}}) {
+          PutVarint(v, bytes);
+        }
+        model_->Encode(StateView(states_.Get(node.state)), bytes);
+      }
+      const std::string slot =
+          comm_->Broadcast(std::string(bytes.begin(), bytes.end()), static_cast<int>(at.rank));
+      const std::span<const std::uint8_t> read(reinterpret_cast<const std::uint8_t*>(slot.data()),
+                                               slot.size());
+      std::size_t pos = 0;
+      std::array<std::uint64_t, 5> v{};
+      for (std::uint64_t& x : v) GetVarint(read, pos, x);
+      at = {static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1])};
+      if (comm_->rank() != 0) continue;
+      TraceStep step;
+      step.thread = static_cast<std::uint32_t>(v[2]);
+      step.rounds = static_cast<std::uint32_t>(v[3]);
+      step.delays = static_cast<std::uint32_t>(v[4]);
+      if (!model_->Decode(read.subspan(pos), step.state)) {
+        throw std::runtime_error("a trace's state could not be read back");
+      }
+      path.push_back(std::move(step));
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
   }
 
   // The process that owns a state, from its bytes.
@@ -108,6 +152,15 @@ class DistributedSearch {
 
  private:
   static constexpr std::uint64_t kNoDepth = std::numeric_limits<std::uint64_t>::max();
+
+  // Where a record was reached from: a record of a process (kNoParent twice: an initial state).
+  struct Parent {
+    std::uint32_t rank;
+    std::uint32_t record;
+  };
+  Parent Here(std::uint32_t record) const {
+    return {static_cast<std::uint32_t>(comm_->rank()), record};
+  }
 
   std::uint64_t Depth(std::uint32_t rounds, std::uint32_t finder) const {
     return rounds == 0 ? 0 : (std::uint64_t{rounds} - 1) * n_ + finder + 1;
@@ -177,7 +230,8 @@ class DistributedSearch {
         return 0;
       }
     }
-    const NodeRecord node = records_[MoveRecord(move)];
+    const std::uint32_t rec = MoveRecord(move);
+    const NodeRecord node = records_[rec];
     const MoveKind kind = MoveKindOf(move);
     const std::uint32_t finder = node.finder;
     const std::uint32_t next = finder + 1 == n_ ? 0 : finder + 1;
@@ -194,7 +248,7 @@ class DistributedSearch {
     ++stats_.transitions;
     if (kind == kDelay) {
       ++stats_.delay_moves;
-      AddKey(node.state, next, rounds, delays, {});
+      AddKey(node.state, next, rounds, delays, Here(rec), {});
       return 0;
     }
     ++stats_.image_calls;
@@ -208,7 +262,7 @@ class DistributedSearch {
       model_->Encode(succ, encoded_);
       const int owner = Owner(encoded_);
       if (owner == comm_->rank()) {
-        AddState(succ, next, rounds, delays);
+        AddState(succ, next, rounds, delays, Here(rec));
         return;
       }
       std::vector<std::uint8_t>& box = outboxes_[static_cast<std::size_t>(owner)];
@@ -216,11 +270,13 @@ class DistributedSearch {
       PutVarint(next, box);
       PutVarint(rounds, box);
       PutVarint(delays, box);
+      PutVarint(static_cast<std::uint64_t>(comm_->rank()), box);
+      PutVarint(rec, box);
       PutVarint(encoded_.size(), box);
       box.insert(box.end(), encoded_.begin(), encoded_.end());
       queued += box.size() - before;
     });
-    if (!any) AddKey(node.state, next, rounds, delays, {});  // a stutter
+    if (!any) AddKey(node.state, next, rounds, delays, Here(rec), {});  // a stutter
     return queued;
   }
 
@@ -232,30 +288,36 @@ class DistributedSearch {
       std::uint64_t finder = 0;
       std::uint64_t rounds = 0;
       std::uint64_t delays = 0;
+      std::uint64_t rank = 0;
+      std::uint64_t parent = 0;
       std::uint64_t length = 0;
       if (!GetVarint(all, at, finder) || !GetVarint(all, at, rounds) ||
-          !GetVarint(all, at, delays) || !GetVarint(all, at, length) || length > all.size() - at ||
-          finder >= n_ || rounds > kMaxBound || delays > kMaxBound ||
+          !GetVarint(all, at, delays) || !GetVarint(all, at, rank) || !GetVarint(all, at, parent) ||
+          !GetVarint(all, at, length) || length > all.size() - at || finder >= n_ ||
+          rounds > kMaxBound || delays > kMaxBound ||
+          rank >= static_cast<std::uint64_t>(comm_->size()) || parent >= kNoParent ||
           !model_->Decode(all.subspan(at, length), decoded_)) {
         Stop("a process received a state it cannot read");
         return;
       }
       at += length;
       AddState(StateView(decoded_), static_cast<std::uint32_t>(finder),
-               static_cast<std::uint32_t>(rounds), static_cast<std::uint32_t>(delays));
+               static_cast<std::uint32_t>(rounds), static_cast<std::uint32_t>(delays),
+               {static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(parent)});
     }
   }
 
-  void AddState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays) {
+  void AddState(StateView s, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
+                Parent parent) {
     const auto found = states_.FindOrInsert(s);
-    AddKey(found.id, finder, rounds, delays, found.is_new ? s : StateView());
+    AddKey(found.id, finder, rounds, delays, parent, found.is_new ? s : StateView());
   }
 
   // The pair (rounds, delays) of key (state, finder): dropped when a kept pair dominates it; one
   // of the same depth (rounds) with more delays is lowered to it (not yet expanded: the layer of
   // that depth is being stored); otherwise kept, and its moves wait for its layer.
   void AddKey(std::uint32_t state, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
-              StateView fresh) {
+              Parent parent, StateView fresh) {
     const std::uint64_t key = std::uint64_t{state} << 7 | finder;
     const auto [it, inserted] = heads_.try_emplace(key, kNoParent);
     if (!inserted) {
@@ -267,6 +329,7 @@ class DistributedSearch {
         }
         if (kept.rounds == rounds) {
           kept.delays = delays & kMaxBound;
+          parents_[r] = parent;
           ++stats_.dominated;
           return;
         }
@@ -280,6 +343,7 @@ class DistributedSearch {
     const auto rec = static_cast<std::uint32_t>(records_.size());
     records_.push_back(MakeRecord(state, finder, rounds, delays));
     next_pair_.push_back(it->second);
+    parents_.push_back(parent);
     it->second = rec;
     std::vector<std::uint32_t>& layer = pending_[Depth(rounds, finder)];
     layer.push_back(PackMove(rec, kStep));
@@ -301,6 +365,7 @@ class DistributedSearch {
   PackedStateStore states_;
   std::vector<NodeRecord> records_;
   std::vector<std::uint32_t> next_pair_;  // per record: the key's next pair (kNoParent: none)
+  std::vector<Parent> parents_;           // per record
   absl::flat_hash_map<std::uint64_t, std::uint32_t> heads_;      // key -> its latest record
   std::map<std::uint64_t, std::vector<std::uint32_t>> pending_;  // depth -> moves
   std::vector<std::uint32_t> round_parked_;

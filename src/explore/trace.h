@@ -44,47 +44,55 @@ inline std::size_t StatementsIn(const std::vector<TraceStep>& trace) {
   }));
 }
 
+// Given each slot's thread, counters and state (the first slot an initial state), names each
+// later slot: a delay when its delays grew, else the step of the action that leads to its state,
+// or a stutter when the thread had no enabled action. The search that found the path (one
+// process's or several's) knows no more than that.
+template <ExplorableModel Model>
+void NameSlots(Model& model, std::vector<TraceStep>& trace) {
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    TraceStep& step = trace[i];
+    if (i == 0) {
+      step.kind = TraceStep::Kind::kInitial;
+      continue;
+    }
+    const TraceStep& before = trace[i - 1];
+    if (step.delays > before.delays) {
+      step.kind = TraceStep::Kind::kDelay;
+      continue;
+    }
+    std::vector<Word> copy = before.state;
+    bool found = false;
+    bool any = false;
+    model.ForEachSuccessor(StateView(copy), step.thread, [&](std::uint32_t action, StateView succ) {
+      any = true;
+      if (!found && std::equal(succ.begin(), succ.end(), step.state.begin())) {
+        found = true;
+        step.action = action;
+      }
+    });
+    if (!found && any) {
+      throw std::logic_error("trace: no action of thread " + std::to_string(step.thread) +
+                             " leads to the recorded state");
+    }
+    step.kind = found ? TraceStep::Kind::kStep : TraceStep::Kind::kStutter;
+  }
+}
+
 template <ExplorableModel Model, ExploreListener Listener>
 std::vector<TraceStep> ReconstructTrace(const Explorer<Model, Listener>& explorer, Model& model,
                                         std::uint32_t record) {
   std::vector<TraceStep> trace;
-  const std::vector<std::uint32_t> path = explorer.PathTo(record);
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    const NodeRecord& node = explorer.record(path[i]);
-    const std::vector<Word> state = explorer.state(node.state);
+  for (const std::uint32_t id : explorer.PathTo(record)) {
+    const NodeRecord& node = explorer.record(id);
     TraceStep step;
     step.thread = node.finder;
     step.rounds = node.rounds;
     step.delays = node.delays;
-    step.state.assign(state.begin(), state.end());
-    if (i == 0) {
-      step.kind = TraceStep::Kind::kInitial;
-    } else {
-      const NodeRecord& parent = explorer.record(path[i - 1]);
-      if (node.delays > parent.delays) {
-        step.kind = TraceStep::Kind::kDelay;
-      } else {
-        const std::vector<Word> before = explorer.state(parent.state);
-        std::vector<Word> copy(before.begin(), before.end());
-        bool found = false;
-        bool any = false;
-        model.ForEachSuccessor(
-            StateView(copy), step.thread, [&](std::uint32_t action, StateView succ) {
-              any = true;
-              if (!found && std::equal(succ.begin(), succ.end(), step.state.begin())) {
-                found = true;
-                step.action = action;
-              }
-            });
-        if (!found && any) {
-          throw std::logic_error("trace: no action of thread " + std::to_string(step.thread) +
-                                 " leads to the recorded state");
-        }
-        step.kind = found ? TraceStep::Kind::kStep : TraceStep::Kind::kStutter;
-      }
-    }
+    step.state = explorer.state(node.state);
     trace.push_back(std::move(step));
   }
+  NameSlots(model, trace);
   return trace;
 }
 

@@ -69,6 +69,24 @@ concept DescribableAbstraction = Abstraction<A> &&
   { a.DescribeAction(thread, action) } -> std::convertible_to<std::string>;
 };
 
+// A trace's slots in the kind's words.
+template <Describer D>
+std::vector<TraceLine> DescribeTrace(const D& kind, const std::vector<TraceStep>& steps) {
+  std::vector<TraceLine> lines;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const TraceStep& s = steps[i];
+    TraceLine line;
+    line.kind = s.kind;
+    line.thread = s.thread;
+    line.rounds = s.rounds;
+    line.delays = s.delays;
+    line.state = kind.State(StateView(s.state));
+    if (s.kind == TraceStep::Kind::kStep) kind.Step(steps[i - 1], s, line);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 namespace detail {
 
 template <class Driver, class H>
@@ -117,19 +135,7 @@ std::vector<TraceLine> Describe(Driver& driver, const D& kind, const RunOptions&
                                 std::uint32_t record, CountRun& out) {
   const std::vector<TraceStep> steps = ReportedTrace(driver, options, record, out);
   if (!steps.empty()) out.property = kind.PropertyOf(StateView(steps.back().state));
-  std::vector<TraceLine> lines;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const TraceStep& s = steps[i];
-    TraceLine line;
-    line.kind = s.kind;
-    line.thread = s.thread;
-    line.rounds = s.rounds;
-    line.delays = s.delays;
-    line.state = kind.State(StateView(s.state));
-    if (s.kind == TraceStep::Kind::kStep) kind.Step(steps[i - 1], s, line);
-    lines.push_back(std::move(line));
-  }
-  return lines;
+  return DescribeTrace(kind, steps);
 }
 
 template <class Driver>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs `druba test` and `druba-mpi test` (under mpirun with each process count given) on one model
 # and bounds, and fails unless the verdict, the concrete states, the keys, the Pareto pairs and
-# the abstract states agree (tests/distributed/CMakeLists.txt; docs/distributed.md).
+# the abstract states agree (tests/CMakeLists.txt; docs/distributed.md). A violation's trace,
+# walked back across the processes, must replay with single-process `druba replay`.
 #   compare.sh DRUBA DRUBA_MPI MPIRUN "NP..." MODEL [options of test...]
 set -euo pipefail
 druba=$1 druba_mpi=$2 mpirun=$3 counts=$4
@@ -20,6 +21,8 @@ if r["verdict"] == "violation": keys = ["verdict"]  # the searches stop at diffe
 print(" ".join(str(r[k]) for k in keys))' "$abstract" 2>/dev/null || echo "no report"
 }
 single=$({ "$druba" test "$@" --json --jobs 1 || true; } | fields)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 status=0
 for np in $counts; do
   spread=$({ "$mpirun" --oversubscribe -np "$np" "$druba_mpi" test "$@" --json --batch-bytes 4096 \
@@ -29,6 +32,15 @@ for np in $counts; do
     status=1
   else
     echo "ok: $* with $np processes: $spread"
+  fi
+  if [ "$spread" = violation ]; then
+    "$mpirun" --oversubscribe -np "$np" "$druba_mpi" test "$@" --trace-out "$work/trace.json" \
+      > /dev/null 2>&1 || true
+    replay=$("$druba" replay "$1" --trace "$work/trace.json" 2>&1 || true)
+    case $replay in
+      "replay: violation confirmed"*) echo "ok: its trace replays: $replay" ;;
+      *) echo "FAIL: the trace of $np processes does not replay: $replay"; status=1 ;;
+    esac
   fi
 done
 exit $status
