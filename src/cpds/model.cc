@@ -72,9 +72,12 @@ std::string CpdsModel::DescribeRule(std::uint32_t thread, std::uint32_t action) 
 void CpdsModel::Encode(StateView state, std::vector<std::uint8_t>& out) const {
   PutVarint(state[0], out);
   for (std::size_t t = 0; t < cpds_.threads.size(); ++t) {
-    const Stack stack = stacks_.Contents(state[1 + t]);
-    PutVarint(stack.size(), out);
-    for (const Symbol symbol : stack) PutVarint(symbol, out);
+    std::uint64_t depth = 0;
+    for (StackId id = state[1 + t]; id != StackTable::kEmpty; id = stacks_.Rest(id)) ++depth;
+    PutVarint(depth, out);
+    for (StackId id = state[1 + t]; id != StackTable::kEmpty; id = stacks_.Rest(id)) {
+      PutVarint(stacks_.Top(id), out);
+    }
   }
 }
 
@@ -93,6 +96,7 @@ bool CpdsModel::Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& w
       if (!GetVarint(bytes, at, value) || value > kMaxNumber) return false;
       stack.push_back(static_cast<Symbol>(value));
     }
+    std::reverse(stack.begin(), stack.end());  // written top first
     words[1 + t] = stacks_.Intern(stack);
   }
   return at == bytes.size();

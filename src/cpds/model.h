@@ -65,7 +65,7 @@ class CpdsModel {
   // "g|w0,w1,..." with whole stacks bottom to top, `-` for an empty one.
   std::string DescribeState(StateView state) const;
 
-  // DistributableModel: the shared state, then each stack's depth and symbols bottom to top, as
+  // DistributableModel: the shared state, then each stack's depth and symbols top to bottom, as
   // varints (explore/portable.h); Decode interns the stacks in this model's table.
   void Encode(StateView state, std::vector<std::uint8_t>& out) const;
   bool Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words);

@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
 #include <xxhash.h>
 
 #include "common/resources.h"
@@ -92,7 +91,7 @@ class DistributedSearch {
 
   // This process's part.
   std::size_t num_states() const { return states_.size(); }
-  std::size_t num_keys() const { return heads_.size(); }
+  std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
   const ExploreStats& stats() const { return stats_; }
   std::vector<Word> state(std::uint32_t id) const { return states_.Get(id); }
@@ -100,7 +99,7 @@ class DistributedSearch {
   std::size_t MemoryBytes() const {
     return states_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
            next_pair_.capacity() * sizeof(std::uint32_t) + parents_.capacity() * sizeof(Parent) +
-           heads_.capacity() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 1) +
+           heads_.capacity() * sizeof(std::uint32_t) +
            (round_parked_.capacity() + delay_parked_.capacity()) * sizeof(std::uint32_t);
   }
 
@@ -318,10 +317,12 @@ class DistributedSearch {
   // that depth is being stored); otherwise kept, and its moves wait for its layer.
   void AddKey(std::uint32_t state, std::uint32_t finder, std::uint32_t rounds, std::uint32_t delays,
               Parent parent, StateView fresh) {
-    const std::uint64_t key = std::uint64_t{state} << 7 | finder;
-    const auto [it, inserted] = heads_.try_emplace(key, kNoParent);
-    if (!inserted) {
-      for (std::uint32_t r = it->second; r != kNoParent; r = next_pair_[r]) {
+    const std::size_t key = std::size_t{state} * n_ + finder;
+    if (heads_.size() <= key) heads_.resize((std::size_t{state} + 1) * n_, kNoParent);
+    std::uint32_t& head = heads_[key];
+    const bool new_key = head == kNoParent;
+    if (!new_key) {
+      for (std::uint32_t r = head; r != kNoParent; r = next_pair_[r]) {
         NodeRecord& kept = records_[r];
         if (kept.rounds <= rounds && kept.delays <= delays) {
           ++stats_.dominated;
@@ -340,11 +341,12 @@ class DistributedSearch {
       Stop("more than 2^31 - 2 search nodes at one process");
       return;
     }
+    if (new_key) ++num_keys_;
     const auto rec = static_cast<std::uint32_t>(records_.size());
     records_.push_back(MakeRecord(state, finder, rounds, delays));
-    next_pair_.push_back(it->second);
+    next_pair_.push_back(head);
     parents_.push_back(parent);
-    it->second = rec;
+    head = rec;
     std::vector<std::uint32_t>& layer = pending_[Depth(rounds, finder)];
     layer.push_back(PackMove(rec, kStep));
     layer.push_back(PackMove(rec, kDelay));
@@ -366,7 +368,9 @@ class DistributedSearch {
   std::vector<NodeRecord> records_;
   std::vector<std::uint32_t> next_pair_;  // per record: the key's next pair (kNoParent: none)
   std::vector<Parent> parents_;           // per record
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> heads_;      // key -> its latest record
+  // Per key (state id * threads + finder): its latest record, or kNoParent.
+  std::vector<std::uint32_t> heads_;
+  std::size_t num_keys_ = 0;
   std::map<std::uint64_t, std::vector<std::uint32_t>> pending_;  // depth -> moves
   std::vector<std::uint32_t> round_parked_;
   std::vector<std::uint32_t> delay_parked_;
