@@ -1,10 +1,12 @@
-// druba-mpi: `druba test`'s Round-Robin search spread over the processes of an MPI run
-// (docs/distributed.md). Each process reads the model; the states are shared out by hash
+// druba-mpi: druba's Round-Robin search spread over the processes of an MPI run
+// (docs/distributed.md): `test` to fixed bounds, and for CPDS `verify` by the paper's proof
+// (distributed/run.h). Each process reads the model; the states are shared out by hash
 // (distributed/search.h) and process 0 prints the report. Every process ends with the exit code,
 // druba's (cli/exit_codes.h), once the report is out: mpirun, which stops the run at the first
 // process that ends with a code other than 0, then returns it.
 //
 //   mpirun -np 4 druba-mpi test MODEL.pds|MODEL.drb --rounds R --delays D [--json]
+//   mpirun -np 4 druba-mpi verify MODEL.pds [--top K] [--json]
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "abstraction/abstraction.h"
 #include "cli/exit_codes.h"
 #include "common/diagnostics.h"
 #include "common/digest.h"
@@ -24,9 +27,10 @@
 #include "cpds/describer.h"
 #include "cpds/model.h"
 #include "cpds/top_k.h"
+#include "distributed/run.h"
 #include "drb/parser.h"
+#include "explore/portable.h"
 #include "front/cpds.h"
-#include "mpi/run.h"
 #include "predabs/describer.h"
 #include "predabs/model.h"
 #include "run/report.h"
@@ -41,8 +45,13 @@ extern "C" void OnSignal(int /*signal*/) {
   g_interrupted.store(true);
 }
 
+using distributed::Outcome;
+using distributed::Property;
+
 struct Options {
-  Request request;
+  std::string command;  // "test" or "verify"
+  std::string model;
+  distributed::Request request;
   cpds::CpdsOptions cpds;
   std::uint32_t threads = 0;  // .drb: 0 is the file's count
   bool deadlock = false;
@@ -72,8 +81,15 @@ void DescribeViolation(const D& kind, Described& out) {
   const std::vector<TraceStep>& steps = out.outcome.trace;
   if (steps.empty()) return;
   out.property = kind.PropertyOf(StateView(steps.back().state));
-  out.outcome.reason = "a reachable state violates the property: " + out.property;
+  out.outcome.result.reason = "a reachable state violates the property: " + out.property;
   out.trace = run::DescribeTrace(kind, steps);
+}
+
+template <DistributableModel Model>
+Outcome Execute(distributed::Comm& comm, Model& model, const Property& property, const Options& o,
+                LimitWatch& limits) {
+  distributed::Run<Model> run(comm, model, property, o.request, limits);
+  return o.command == "verify" ? run.Verify() : run.Test();
 }
 
 // Every process reads the model for itself. When one cannot, every process stops with the first
@@ -89,7 +105,7 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   std::optional<front::LoadedCpds> read;
   std::string error;
   try {
-    read = front::LoadCpds(o.request.model, o.cpds);
+    read = front::LoadCpds(o.model, o.cpds);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -107,7 +123,10 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
     return abs.Violates(StateView(scratch));
   };
   Described out;
-  out.outcome = Run(comm, model, property, o.request, limits);
+  property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
+    return CheckClosure(abs, set, checks);
+  };
+  out.outcome = Execute(comm, model, property, o, limits);
   out.threads = model.num_threads();
   out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
                             loaded.target ? ", target " + loaded.target_text : "");
@@ -123,8 +142,8 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
   std::string error;
   std::string source;
   try {
-    source = ReadFile(o.request.model);
-    read = drb::ParseProgram(source, o.request.model);
+    source = ReadFile(o.model);
+    read = drb::ParseProgram(source, o.model);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -139,7 +158,7 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
     return model.AnyThreadFailed(s) || (deadlock && model.Deadlocked(s));
   };
   Described out;
-  out.outcome = Run(comm, model, property, o.request, limits);
+  out.outcome = Execute(comm, model, property, o, limits);
   out.threads = n;
   out.subject = fmt::format("{} threads", n);
   // The describer names steps and states; the abstraction (none here) only abstract states.
@@ -152,7 +171,7 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
 // The --trace-out file of a violation, in druba's format (`druba replay` reads it).
 std::string TraceFileOf(const Options& o, const Described& d) {
   run::Report report;
-  report.options.model = o.request.model;
+  report.options.model = o.model;
   report.trace_header = d.trace_header;
   report.trace_header["rounds"] = d.trace.back().rounds;
   report.trace_header["delays"] = d.trace.back().delays;
@@ -166,26 +185,29 @@ std::string TraceFileOf(const Options& o, const Described& d) {
 
 void Print(const Options& o, const distributed::Comm& comm, const Described& d) {
   const Outcome& r = d.outcome;
+  const RunResult& v = r.result;
   if (o.json) {
-    nlohmann::json j = {{"verdict", std::string(VerdictName(r.verdict))},
-                        {"reason", r.reason},
-                        {"command", "test"},
-                        {"model", o.request.model},
+    nlohmann::json j = {{"verdict", std::string(VerdictName(v.verdict))},
+                        {"reason", v.reason},
+                        {"proof", std::string(ProofName(v.proof))},
+                        {"command", o.command},
+                        {"model", o.model},
                         {"processes", comm.size()},
                         {"threads", d.threads},
-                        {"rounds", r.bounds.rounds},
-                        {"delays", r.bounds.delays},
+                        {"rounds", v.bounds.rounds},
+                        {"delays", v.bounds.delays},
                         {"concrete_states", r.states},
                         {"keys", r.keys},
                         {"pareto_pairs", r.pairs},
-                        {"image_calls", r.image_calls},
+                        {"image_calls", v.image_calls},
+                        {"closure_checks", v.closure_checks},
                         {"transitions", r.transitions},
                         {"bytes_sent", r.bytes_sent},
                         {"messages", r.messages},
                         {"exchanges", r.exchanges},
                         {"states_by_process", r.states_by_process},
                         {"peak_rss_mb_by_process", r.peak_rss_mb_by_process},
-                        {"time_s", r.time_s}};
+                        {"time_s", v.time_s}};
     j["abstract_states"] = r.abstract_states ? nlohmann::json(*r.abstract_states) : nullptr;
     if (!d.trace.empty()) {
       j["property"] = d.property;
@@ -194,8 +216,9 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
     fmt::print("{}\n", j.dump());
     return;
   }
-  fmt::print("druba-mpi test {}: {} processes, {}\n", o.request.model, comm.size(), d.subject);
-  fmt::print("verdict: {} ({})\n", VerdictName(r.verdict), r.reason);
+  fmt::print("druba-mpi {} {}: {} processes, {}\n", o.command, o.model, comm.size(), d.subject);
+  fmt::print("verdict: {} ({})\n", VerdictName(v.verdict), v.reason);
+  fmt::print("bounds at the end: {} rounds, {} delays\n", v.bounds.rounds, v.bounds.delays);
   if (!d.trace.empty()) {
     fmt::print("trace: {} slots, walked back across the processes\n{}", d.trace.size(),
                run::TraceText(d.trace));
@@ -207,8 +230,38 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
   for (const double mb : r.peak_rss_mb_by_process) rss += mb;
   fmt::print("\nsent: {} bytes in {} messages over {} exchanges\n", r.bytes_sent, r.messages,
              r.exchanges);
-  fmt::print("time: {:.2f} s; peak memory per process: {:.1f} MB (sum {:.1f} MB)\n", r.time_s,
+  fmt::print("time: {:.2f} s; peak memory per process: {:.1f} MB (sum {:.1f} MB)\n", v.time_s,
              fmt::join(r.peak_rss_mb_by_process, " "), rss);
+}
+
+// The options of `command`: those of `druba test` and `druba verify` that the distributed search
+// has, and its own (--batch-bytes, --stepwise).
+void AddOptions(CLI::App& app, const std::string& command, const std::string& what, Options& o) {
+  CLI::App* sub = app.add_subcommand(command, what);
+  sub->callback([&o, command] { o.command = command; });
+  const bool test = command == "test";
+  sub->add_option("model", o.model, test ? "a .pds or .drb model" : "a .pds model")->required();
+  if (test) {
+    sub->add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
+    sub->add_option("--delays", o.request.bounds.delays, "delay bound (default 0)");
+    sub->add_flag("--stepwise", o.request.stepwise,
+                  "reach the bounds one raise at a time, as verify does");
+    sub->add_option("--threads", o.threads, ".drb: the thread count (default: the file's)");
+  }
+  sub->add_option("--batch-bytes", o.request.batch_bytes,
+                  "bytes of successors a process queues before an exchange (default 4 MiB)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--top", o.cpds.top, ".pds: K, the top symbols of each stack kept")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--init", o.cpds.init, ".pds: the initial state file");
+  sub->add_option("--target", o.cpds.target, ".pds: a target visible state");
+  sub->add_option("--spec", o.cpds.spec, ".pds: a .spec file naming a target");
+  sub->add_flag("--deadlock", o.deadlock, "a deadlocked state violates too");
+  sub->add_flag("--json", o.json, "the report as one JSON object");
+  sub->add_option("--trace-out", o.trace_out,
+                  "a violation's run, in the format `druba replay` reads");
+  sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
+  sub->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
 }
 
 int Main(int argc, char** argv) {
@@ -216,29 +269,13 @@ int Main(int argc, char** argv) {
   Options o;
   CLI::App app{"druba-mpi: druba's Round-Robin search over the processes of an MPI run"};
   app.require_subcommand(1);
-  CLI::App* test = app.add_subcommand("test",
-                                      "R(rounds, delays): the states reached, by hash "
-                                      "over the processes, and any violation");
-  test->add_option("model", o.request.model, "a .pds or .drb model")->required();
-  test->add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
-  test->add_option("--delays", o.request.bounds.delays, "delay bound (default 0)");
-  test->add_flag("--stepwise", o.request.stepwise,
-                 "reach the bounds one raise at a time, as verify does");
-  test->add_option("--batch-bytes", o.request.batch_bytes,
-                   "bytes of successors a process queues before an exchange (default 4 MiB)")
-      ->check(CLI::PositiveNumber);
-  test->add_option("--threads", o.threads, ".drb: the thread count (default: the file's)");
-  test->add_option("--top", o.cpds.top, ".pds: K, the top symbols of each stack kept")
-      ->check(CLI::Range(1, 64));
-  test->add_option("--init", o.cpds.init, ".pds: the initial state file");
-  test->add_option("--target", o.cpds.target, ".pds: a target visible state");
-  test->add_option("--spec", o.cpds.spec, ".pds: a .spec file naming a target");
-  test->add_flag("--deadlock", o.deadlock, "a deadlocked state violates too");
-  test->add_flag("--json", o.json, "the report as one JSON object");
-  test->add_option("--trace-out", o.trace_out,
-                   "a violation's run, in the format `druba replay` reads");
-  test->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
-  test->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
+  AddOptions(app, "test",
+             "R(rounds, delays): the states reached, by hash over the processes, and any violation",
+             o);
+  AddOptions(app, "verify",
+             "the paper's proof (plateaus and the closure test, as druba verify --upper-bound off "
+             "--symmetric-search off --exhaust-share 0), or a violation",
+             o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -249,16 +286,19 @@ int Main(int argc, char** argv) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   LimitWatch limits({o.time_limit_s, o.memory_limit_mb}, &g_interrupted);
-  const std::string& model = o.request.model;
-  if (!model.ends_with(".pds") && !model.ends_with(".drb")) {
-    if (comm.rank() == 0)
-      std::fprintf(stderr, "%s: error: not a .pds or .drb model\n", model.c_str());
+  const std::string& model = o.model;
+  const bool pds = model.ends_with(".pds");
+  if (!pds && (o.command == "verify" || !model.ends_with(".drb"))) {
+    if (comm.rank() == 0) {
+      std::fprintf(stderr, "%s: error: %s\n", model.c_str(),
+                   o.command == "verify" ? "druba-mpi verify takes a .pds model (.drb: test)"
+                                         : "not a .pds or .drb model");
+    }
     comm.Max(0);
     return exit_code::kInput;
   }
   try {
-    const Described d =
-        model.ends_with(".pds") ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
+    const Described d = pds ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
     if (comm.rank() == 0) {
       Print(o, comm, d);
       if (!o.trace_out.empty() && !d.trace.empty()) {
@@ -267,7 +307,7 @@ int Main(int argc, char** argv) {
       std::fflush(stdout);
     }
     comm.Max(0);  // every process ends after the report is out
-    return ExitCodeFor(d.outcome.verdict);
+    return ExitCodeFor(d.outcome.result.verdict);
   } catch (const ReadFailed& e) {
     if (comm.rank() == 0) std::fprintf(stderr, "%s\n", e.message.c_str());
     comm.Max(0);

@@ -21,6 +21,7 @@
 #include "abstraction/abstraction.h"
 #include "abstraction/free_runs.h"
 #include "abstraction/orbits.h"
+#include "abstraction/plateau_schedule.h"
 #include "abstraction/replay.h"
 #include "abstraction/run_result.h"
 #include "abstraction/sandwich.h"
@@ -58,24 +59,8 @@ class PlateauDriver {
       if (SandwichHolds(result)) return true;
       return !going || ClosedUnderAll(result);
     };
-    if (over(RaiseEvent::Dim::kStart)) return Finish(result, clock);
-    for (;;) {
-      if (over(RaiseEvent::Dim::kRounds)) return Finish(result, clock);
-      if (result.schedule.back().new_abstract > 0) continue;
-      bool grew = false;
-      for (std::uint32_t plateau = 0; plateau + 1 < n; ++plateau) {
-        if (over(RaiseEvent::Dim::kDelays)) return Finish(result, clock);
-        if (result.schedule.back().new_abstract > 0) {
-          grew = true;
-          break;
-        }
-      }
-      if (!grew) break;
-    }
-    // Thm. 7 needs R(r0,d0) and R(r0+1,d0+n-1) to agree, with (r0,d0) where the set last grew.
-    const Bounds now = bounds();
-    if (now.rounds != result.plateau_start.rounds + 1 ||
-        now.delays != result.plateau_start.delays + (n - 1)) {
+    if (RaiseToPlateau(n, result, over)) return Finish(result, clock);
+    if (!MeetsTheorem7(bounds(), result, n)) {
       result.verdict = Verdict::kUnknown;
       result.reason = "internal: plateau lengths do not meet Thm. 7";
       return Finish(result, clock);
@@ -401,12 +386,7 @@ class PlateauDriver {
       new_in_naive_ = tracker_->TakeNewCount();
     }
     result.image_calls = earlier_calls_ + explorer_->stats().image_calls - base_calls_;
-    RaiseEvent event{dim, bounds(), new_in_naive_, result.image_calls};
-    result.schedule.push_back(event);
-    if (event.new_abstract > 0 || dim == RaiseEvent::Dim::kStart) {
-      result.plateau_start = event.after;
-      result.image_calls_before_plateau = event.image_calls;
-    }
+    RecordRaise(result, {dim, bounds(), new_in_naive_, result.image_calls});
     return !explorer_->stopped();
   }
 

@@ -1,0 +1,50 @@
+// The paper's schedule of raises (Alg. 1 as corrected by DESIGN.md section 4), apart from the
+// search that makes each raise: PlateauDriver's (driver.h) and the distributed search's
+// (distributed/plateau.h) follow it alike, so both stop at the same bounds.
+#pragma once
+
+#include <cstdint>
+
+#include "abstraction/run_result.h"
+
+namespace druba {
+
+// Adds one raise to the schedule; a raise that found a new abstract state (and the start) moves
+// the plateau's start there.
+inline void RecordRaise(RunResult& result, const RaiseEvent& event) {
+  result.schedule.push_back(event);
+  if (event.new_abstract > 0 || event.dim == RaiseEvent::Dim::kStart) {
+    result.plateau_start = event.after;
+    result.image_calls_before_plateau = event.image_calls;
+  }
+}
+
+// Raise the round bound until one raise adds no abstract state, then the delay bound; any new
+// abstract state sends it back to rounds. `over(dim)` makes one raise (RecordRaise) and says
+// whether the run is over (a violation, a limit, a proof on the way). Returns true when it is,
+// false after 1 round raise and n - 1 delay raises in a row added no abstract state.
+template <class Over>
+bool RaiseToPlateau(std::uint32_t n, const RunResult& result, Over&& over) {
+  if (over(RaiseEvent::Dim::kStart)) return true;
+  for (;;) {
+    if (over(RaiseEvent::Dim::kRounds)) return true;
+    if (result.schedule.back().new_abstract > 0) continue;
+    bool grew = false;
+    for (std::uint32_t plateau = 0; plateau + 1 < n; ++plateau) {
+      if (over(RaiseEvent::Dim::kDelays)) return true;
+      if (result.schedule.back().new_abstract > 0) {
+        grew = true;
+        break;
+      }
+    }
+    if (!grew) return false;
+  }
+}
+
+// Thm. 7 needs R(r0,d0) and R(r0+1,d0+n-1) to agree, with (r0,d0) where the set last grew.
+inline bool MeetsTheorem7(Bounds now, const RunResult& result, std::uint32_t n) {
+  return now.rounds == result.plateau_start.rounds + 1 &&
+         now.delays == result.plateau_start.delays + (n - 1);
+}
+
+}  // namespace druba

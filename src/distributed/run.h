@@ -1,0 +1,260 @@
+// One distributed run, for any model kind: the search at every process (search.h), the property
+// checked on each state a process stores, its abstract states gathered at process 0, and the
+// figures and the verdict there. `test` reaches fixed bounds; `verify` is the paper's proof: Alg.
+// 1's schedule of raises (abstraction/plateau_schedule.h, which PlateauDriver follows too) and
+// Thm. 7's closure test at process 0, without the sandwich proof, the search over orbits or the
+// exact search after a failed test (what `druba verify --upper-bound off --symmetric-search off
+// --exhaust-share 0` computes, and the tests compare). After each raise, process 0 adds the
+// abstract states new at each process to the union, counts those new to it and tells every
+// process, so that all take the same next raise. Kind-free: the front end hands over the model
+// and the property (mpi/main.cc).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "abstraction/abstraction.h"
+#include "abstraction/plateau_schedule.h"
+#include "abstraction/run_result.h"
+#include "abstraction/verdict.h"
+#include "common/resources.h"
+#include "distributed/comm.h"
+#include "distributed/search.h"
+#include "explore/state_store.h"
+#include "explore/trace.h"
+
+namespace druba::distributed {
+
+struct Request {
+  Bounds bounds;          // test: the bounds to reach
+  bool stepwise = false;  // test: reach them one raise at a time (as verify does), not at once
+  std::size_t batch_bytes = kDefaultBatchBytes;
+};
+
+// What a kind checks of each state its process stores: whether it violates the property, and
+// (optionally) its abstract state, whose words are self-contained; for verify, the closure test
+// of Thm. 7 on the union of the abstract states.
+struct Property {
+  std::function<bool(StateView)> violates;
+  std::size_t abstract_width = 0;  // 0: no abstract states
+  std::function<void(StateView, std::span<Word>)> abstract;
+  std::function<std::optional<ClosureFailure>(const StateStore&, std::uint64_t*)> closure;
+};
+
+// The run's outcome, complete at process 0.
+struct Outcome {
+  RunResult result;  // verdict, reason, proof, bounds, schedule
+  std::uint64_t states = 0;
+  std::uint64_t keys = 0;
+  std::uint64_t pairs = 0;
+  std::optional<std::uint64_t> abstract_states;
+  std::uint64_t transitions = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t exchanges = 0;
+  std::vector<std::uint64_t> states_by_process;
+  std::vector<double> peak_rss_mb_by_process;
+  std::vector<TraceStep> trace;  // a violation's run, slot by slot (at process 0)
+};
+
+namespace detail {
+
+// Hears each state this process stores: keeps its abstract state (and which are new since the
+// last gathering), and checks the property.
+struct Listener {
+  const Property* property;
+  std::optional<StateStore> abstract;
+  std::size_t gathered = 0;  // abstract states already sent to process 0
+  std::vector<Word> scratch;
+  std::optional<std::uint32_t> violation;  // the record of the first violating state
+
+  explicit Listener(const Property& p) : property(&p), scratch(p.abstract_width) {
+    if (p.abstract_width > 0) abstract.emplace(p.abstract_width);
+  }
+  bool OnNewState(std::uint32_t record, StateView state) {
+    if (abstract) {
+      property->abstract(state, scratch);
+      abstract->FindOrInsert(StateView(scratch));
+    }
+    if (!property->violates(state)) return true;
+    violation = record;
+    return false;
+  }
+};
+
+}  // namespace detail
+
+template <DistributableModel Model>
+class Run {
+ public:
+  Run(Comm& comm, Model& model, const Property& property, const Request& request,
+      LimitWatch& limits)
+      : comm_(&comm),
+        model_(&model),
+        property_(&property),
+        request_(request),
+        limits_(&limits),
+        listener_(property),
+        search_(comm, model, listener_, &limits, request.batch_bytes) {
+    if (property.abstract_width > 0) union_.emplace(property.abstract_width);
+  }
+
+  // R(request.bounds): a violation, or none within them. Collective.
+  Outcome Test() {
+    RunResult& result = out_.result;
+    bool going =
+        Raise(RaiseEvent::Dim::kStart,
+              request_.stepwise ? Bounds{std::min<std::uint32_t>(request_.bounds.rounds, 1), 0}
+                                : request_.bounds);
+    while (going && search_.bounds() != request_.bounds) {
+      if (search_.bounds().rounds < request_.bounds.rounds) going = Raise(RaiseEvent::Dim::kRounds);
+      if (going && search_.bounds().delays < request_.bounds.delays) {
+        going = Raise(RaiseEvent::Dim::kDelays);
+      }
+    }
+    if (going) {
+      result.verdict = Verdict::kBounded;
+      const Bounds b = search_.bounds();
+      result.reason = "no violation within " + std::to_string(b.rounds) +
+                      (b.rounds == 1 ? " round and " : " rounds and ") + std::to_string(b.delays) +
+                      (b.delays == 1 ? " delay" : " delays");
+    }
+    return Finish();
+  }
+
+  // The paper's proof (Alg. 1, Thm. 7). Collective.
+  Outcome Verify() {
+    RunResult& result = out_.result;
+    const std::uint32_t n = model_->num_threads();
+    const auto over = [this](RaiseEvent::Dim dim) { return !Raise(dim); };
+    if (RaiseToPlateau(n, result, over)) return Finish();
+    if (!MeetsTheorem7(search_.bounds(), result, n)) {
+      result.reason = "internal: plateau lengths do not meet Thm. 7";
+      return Finish();
+    }
+    // The closure test at process 0, on the union; its answer to every process.
+    std::string failure;
+    if (comm_->rank() == 0) {
+      result.closure_failure = property_->closure(*union_, &result.closure_checks);
+      if (result.closure_failure) {
+        failure =
+            result.closure_failure->undecided.empty()
+                ? "the reached abstract states are not closed under a disrespecting action"
+                : "the closure test could not be decided: " + result.closure_failure->undecided;
+      }
+    }
+    failure = comm_->Broadcast(failure, 0);
+    if (!failure.empty()) {
+      result.reason = failure;
+      return Finish();
+    }
+    result.verdict = Verdict::kSafe;
+    result.proof = Proof::kPlateau;
+    result.reason = "1 round raise and " + std::to_string(n - 1) +
+                    (n == 2 ? " delay raise" : " delay raises") +
+                    " added no abstract state, and the set is closed under the disrespecting "
+                    "actions (Thm. 7)";
+    return Finish();
+  }
+
+ private:
+  // One raise of the search (kStart: to `start`), recorded with the number of abstract states new
+  // to the union; false when the search stopped.
+  bool Raise(RaiseEvent::Dim dim, Bounds start = {}) {
+    const bool going = dim == RaiseEvent::Dim::kStart    ? search_.Start(start)
+                       : dim == RaiseEvent::Dim::kRounds ? search_.RaiseRounds()
+                                                         : search_.RaiseDelays();
+    const std::uint64_t fresh = GatherAbstract();
+    RecordRaise(out_.result,
+                {dim, search_.bounds(), fresh, comm_->Sum(search_.stats().image_calls)});
+    return going;
+  }
+
+  // Sends this process's abstract states new since the last call to process 0, which adds them
+  // to the union; returns (at every process) how many were new to it.
+  std::uint64_t GatherAbstract() {
+    if (!union_) return 0;
+    const StateStore& mine = *listener_.abstract;
+    std::vector<std::uint8_t> bytes;
+    for (auto id = static_cast<std::uint32_t>(listener_.gathered); id < mine.size(); ++id) {
+      for (const Word w : mine.Get(id)) PutVarint(w, bytes);
+    }
+    listener_.gathered = mine.size();
+    const std::size_t before = union_->size();
+    std::vector<Word> words(property_->abstract_width);
+    for (const std::vector<std::uint8_t>& part : comm_->Gather(bytes)) {
+      std::size_t at = 0;
+      std::uint64_t value = 0;
+      while (at < part.size()) {
+        for (Word& w : words) {
+          GetVarint(part, at, value);
+          w = static_cast<Word>(value);
+        }
+        union_->FindOrInsert(StateView(words));
+      }
+    }
+    return std::stoull(comm_->Broadcast(std::to_string(union_->size() - before), 0));
+  }
+
+  Outcome Finish() {
+    RunResult& result = out_.result;
+    result.bounds = search_.bounds();
+    // Which process found a violation: the first of them reports it, with the run that led there.
+    const auto none = static_cast<std::uint64_t>(comm_->size());
+    const std::uint64_t finder =
+        comm_->Min(listener_.violation ? static_cast<std::uint64_t>(comm_->rank()) : none);
+    if (finder != none) {
+      const int holder = static_cast<int>(finder);
+      const std::string record = comm_->Broadcast(
+          comm_->rank() == holder ? std::to_string(*listener_.violation) : "", holder);
+      result.verdict = Verdict::kViolation;
+      result.reason = "a reachable state violates the property";
+      out_.trace = search_.PathTo(holder, static_cast<std::uint32_t>(std::stoul(record)));
+      if (comm_->rank() == 0) NameSlots(*model_, out_.trace);
+    } else if (search_.stopped()) {
+      result.verdict = Verdict::kUnknown;
+      result.reason = "the search stopped: " + search_.stop_reason();
+    }
+    out_.states = comm_->Sum(search_.num_states());
+    out_.keys = comm_->Sum(search_.num_keys());
+    out_.pairs = comm_->Sum(search_.num_records());
+    result.image_calls = comm_->Sum(search_.stats().image_calls);
+    out_.transitions = comm_->Sum(search_.stats().transitions);
+    out_.bytes_sent = comm_->Sum(comm_->bytes_sent());
+    out_.messages = comm_->Sum(comm_->messages_sent());
+    out_.exchanges = comm_->exchanges();
+    if (union_) out_.abstract_states = union_->size();
+    std::vector<std::uint8_t> figures;
+    PutVarint(search_.num_states(), figures);
+    PutVarint(static_cast<std::uint64_t>(PeakRssMb() * 1024), figures);
+    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
+      std::size_t at = 0;
+      std::uint64_t states = 0;
+      std::uint64_t rss_kb = 0;
+      GetVarint(part, at, states);
+      GetVarint(part, at, rss_kb);
+      out_.states_by_process.push_back(states);
+      out_.peak_rss_mb_by_process.push_back(static_cast<double>(rss_kb) / 1024);
+    }
+    result.time_s = limits_->clock().Seconds();
+    return std::move(out_);
+  }
+
+  Comm* comm_;
+  Model* model_;
+  const Property* property_;
+  Request request_;
+  LimitWatch* limits_;
+  detail::Listener listener_;
+  DistributedSearch<Model, detail::Listener> search_;
+  std::optional<StateStore> union_;  // at process 0: every process's abstract states
+  Outcome out_;
+};
+
+}  // namespace druba::distributed
