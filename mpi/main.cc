@@ -203,6 +203,7 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
                         {"closure_checks", v.closure_checks},
                         {"transitions", r.transitions},
                         {"bytes_sent", r.bytes_sent},
+                        {"states_sent", r.states_sent},
                         {"messages", r.messages},
                         {"exchanges", r.exchanges},
                         {"states_by_process", r.states_by_process},
@@ -228,8 +229,8 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
   if (r.abstract_states) fmt::print(", abstract states: {}", *r.abstract_states);
   double rss = 0;
   for (const double mb : r.peak_rss_mb_by_process) rss += mb;
-  fmt::print("\nsent: {} bytes in {} messages over {} exchanges\n", r.bytes_sent, r.messages,
-             r.exchanges);
+  fmt::print("\nsent: {} states, {} bytes, in {} messages over {} exchanges\n", r.states_sent,
+             r.bytes_sent, r.messages, r.exchanges);
   fmt::print("time: {:.2f} s; peak memory per process: {:.1f} MB (sum {:.1f} MB)\n", v.time_s,
              fmt::join(r.peak_rss_mb_by_process, " "), rss);
 }

@@ -56,6 +56,7 @@ struct Outcome {
   std::optional<std::uint64_t> abstract_states;
   std::uint64_t transitions = 0;
   std::uint64_t bytes_sent = 0;
+  std::uint64_t states_sent = 0;  // successors sent to the process that owns them
   std::uint64_t messages = 0;
   std::uint64_t exchanges = 0;
   std::vector<std::uint64_t> states_by_process;
@@ -227,6 +228,7 @@ class Run {
     result.image_calls = comm_->Sum(search_.stats().image_calls);
     out_.transitions = comm_->Sum(search_.stats().transitions);
     out_.bytes_sent = comm_->Sum(comm_->bytes_sent());
+    out_.states_sent = comm_->Sum(search_.states_sent());
     out_.messages = comm_->Sum(comm_->messages_sent());
     out_.exchanges = comm_->exchanges();
     if (union_) out_.abstract_states = union_->size();

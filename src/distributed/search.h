@@ -94,6 +94,7 @@ class DistributedSearch {
   std::size_t num_keys() const { return num_keys_; }
   std::size_t num_records() const { return records_.size(); }
   const ExploreStats& stats() const { return stats_; }
+  std::uint64_t states_sent() const { return states_sent_; }  // successors sent to their owners
   std::vector<Word> state(std::uint32_t id) const { return states_.Get(id); }
   const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
   std::size_t MemoryBytes() const {
@@ -274,6 +275,7 @@ class DistributedSearch {
       PutVarint(encoded_.size(), box);
       box.insert(box.end(), encoded_.begin(), encoded_.end());
       queued += box.size() - before;
+      ++states_sent_;
     });
     if (!any) AddKey(node.state, next, rounds, delays, Here(rec), {});  // a stutter
     return queued;
@@ -363,6 +365,7 @@ class DistributedSearch {
   bool stopped_ = false;
   std::string stop_reason_;
   ExploreStats stats_;
+  std::uint64_t states_sent_ = 0;
 
   PackedStateStore states_;
   std::vector<NodeRecord> records_;

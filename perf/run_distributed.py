@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""How the distributed search scales with the process count (docs/distributed.md): one run of
+single-process druba and of druba-mpi under `mpirun --oversubscribe -np P` for each P, on the same
+command, and a markdown table of wall time, peak memory per process and summed, states, and what
+crossed the wire (states and bytes sent, bytes per state, messages, exchanges). Fails when a run's
+states, keys or Pareto pairs differ from druba's.
+
+  perf/run_distributed.py [--druba build/druba] [--druba-mpi build/druba-mpi] [--processes 1 2 4]
+                          [-- COMMAND MODEL OPTIONS...]
+
+The default command: test Stefan-8 (../shared/benchmarks/cuba) at 26 rounds and 1 delay.
+"""
+import argparse, json, os, pathlib, subprocess, sys, time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = ROOT.parent / "shared" / "benchmarks" / "cuba"
+DEFAULT = ["test", str(BENCH / "08_Stefan-1" / "stefan-8.pds"), "--rounds", "26", "--delays", "1"]
+
+
+def timed(command, env=None):
+    begin = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    return time.monotonic() - begin, done
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--druba", default=str(ROOT / "build" / "druba"))
+    parser.add_argument("--druba-mpi", default=str(ROOT / "build" / "druba-mpi"))
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("run", nargs="*", default=DEFAULT)
+    args = parser.parse_args()
+    run = args.run or DEFAULT
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    extra = ["--upper-bound", "off", "--symmetric-search", "off", "--exhaust-share", "0"] \
+        if run[0] == "verify" else []
+    wall, done = timed(["/usr/bin/time", "-f", "%M", args.druba, *run, *extra, "--json",
+                        "--jobs", "1"])
+    single = json.loads(done.stdout)
+    peak = int(done.stderr.strip().splitlines()[-1]) / 1024
+    print(f"`{' '.join(run)}`\n")
+    print("| | wall | peak memory per process (MB) | summed | states | keys | pairs | "
+          "states sent | bytes sent | bytes per state | messages | exchanges |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| druba | {wall:.1f} s | {peak:.0f} | {peak:.0f} | {single['concrete_states']:,} | "
+          f"{single['keys']:,} | {single['pareto_pairs']:,} | | | | | |")
+    status = 0
+    for p in args.processes:
+        wall, done = timed(["mpirun", "--oversubscribe", "-np", str(p), args.druba_mpi, *run,
+                            "--json"], env)
+        r = json.loads(done.stdout.splitlines()[0])
+        for key in ("concrete_states", "keys", "pareto_pairs"):
+            if r[key] != single[key]:
+                print(f"differs from druba: {key} {r[key]} against {single[key]}", file=sys.stderr)
+                status = 1
+        mb = r["peak_rss_mb_by_process"]
+        per_state = r["bytes_sent"] / r["states_sent"] if r["states_sent"] else 0
+        print(f"| {p} process{'es' if p > 1 else ''} | {wall:.1f} s | "
+              f"{' / '.join(f'{m:.0f}' for m in mb)} | {sum(mb):.0f} | "
+              f"{r['concrete_states']:,} | {r['keys']:,} | {r['pareto_pairs']:,} | "
+              f"{r['states_sent']:,} | {r['bytes_sent']:,} | {per_state:.1f} | {r['messages']:,} | "
+              f"{r['exchanges']:,} |")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
