@@ -26,6 +26,7 @@
 #include "common/files.h"
 #include "cpds/describer.h"
 #include "cpds/model.h"
+#include "cpds/run_hooks.h"
 #include "cpds/top_k.h"
 #include "distributed/run.h"
 #include "drb/parser.h"
@@ -57,6 +58,7 @@ struct Options {
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
+  std::string certificate;  // verify: where a safe verdict's certificate goes
   double time_limit_s = 0;
   double memory_limit_mb = 0;
 };
@@ -85,11 +87,14 @@ void DescribeViolation(const D& kind, Described& out) {
   out.trace = run::DescribeTrace(kind, steps);
 }
 
-template <DistributableModel Model>
+// The run; then at process 0, `at_end` with the outcome and the union of the abstract states.
+template <DistributableModel Model, class AtEnd>
 Outcome Execute(distributed::Comm& comm, Model& model, const Property& property, const Options& o,
-                LimitWatch& limits) {
+                LimitWatch& limits, AtEnd&& at_end) {
   distributed::Run<Model> run(comm, model, property, o.request, limits);
-  return o.command == "verify" ? run.Verify() : run.Test();
+  Outcome out = o.command == "verify" ? run.Verify() : run.Test();
+  if (comm.rank() == 0) at_end(out, run.abstract_union());
+  return out;
 }
 
 // Every process reads the model for itself. When one cannot, every process stops with the first
@@ -126,7 +131,21 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
     return CheckClosure(abs, set, checks);
   };
-  out.outcome = Execute(comm, model, property, o, limits);
+  // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
+  // `druba check` decides.
+  run::RunOptions request;
+  request.certificate = o.certificate;
+  request.deadlock = o.deadlock;
+  const cpds::CpdsHooks hooks{request, o.cpds, loaded.digest,
+                              model,   abs,    loaded.target.has_value()};
+  const auto certify = [&](const Outcome& done, const StateStore* set) {
+    if (o.certificate.empty() || done.result.verdict != Verdict::kSafe) return;
+    run::CountRun certified;
+    certified.result.proof = done.result.proof;
+    hooks.Write(certified, *set, abs.k());
+    WriteFileAtomically(o.certificate, certified.certificate);
+  };
+  out.outcome = Execute(comm, model, property, o, limits, certify);
   out.threads = model.num_threads();
   out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
                             loaded.target ? ", target " + loaded.target_text : "");
@@ -158,7 +177,7 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
     return model.AnyThreadFailed(s) || (deadlock && model.Deadlocked(s));
   };
   Described out;
-  out.outcome = Execute(comm, model, property, o, limits);
+  out.outcome = Execute(comm, model, property, o, limits, [](const Outcome&, const StateStore*) {});
   out.threads = n;
   out.subject = fmt::format("{} threads", n);
   // The describer names steps and states; the abstraction (none here) only abstract states.
@@ -261,6 +280,10 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   sub->add_flag("--json", o.json, "the report as one JSON object");
   sub->add_option("--trace-out", o.trace_out,
                   "a violation's run, in the format `druba replay` reads");
+  if (!test) {
+    sub->add_option("--certificate", o.certificate,
+                    "a safe verdict's certificate, which `druba check` decides");
+  }
   sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
   sub->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
 }

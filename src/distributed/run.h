@@ -129,6 +129,9 @@ class Run {
     return Finish();
   }
 
+  // At process 0, the union of every process's abstract states (null without an abstraction).
+  const StateStore* abstract_union() const { return union_ ? &*union_ : nullptr; }
+
   // The paper's proof (Alg. 1, Thm. 7). Collective.
   Outcome Verify() {
     RunResult& result = out_.result;

@@ -6,7 +6,8 @@
 #     states;
 #   verify: `druba verify --upper-bound off --symmetric-search off --exhaust-share 0` (the paper's
 #     proof alone) and `druba-mpi verify`: that, and the proof, the final bounds and the successor
-#     calls.
+#     calls; a safe verdict's certificate is druba's, byte for byte, and `druba check` finds it
+#     valid.
 # Of a violation only the verdict and (verify) the bounds agree: the searches stop at different
 # points (and test --stepwise reaches the bounds another way). Its trace, walked back across the
 # processes, must replay with single-process `druba replay`.
@@ -27,17 +28,18 @@ if r["verdict"] == "violation":
   keys = ["verdict"] + (["rounds", "delays"] if sys.argv[2] == "verify" else [])
 print(" ".join(str(r[k]) for k in keys))' "$abstract" "$command" 2>/dev/null || echo "no report"
 }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 own=()
 mine=(--batch-bytes 4096)
 if [ "$command" = verify ]; then
-  own=(--upper-bound off --symmetric-search off --exhaust-share 0)
+  own=(--upper-bound off --symmetric-search off --exhaust-share 0 --certificate "$work/own.json")
+  mine+=(--certificate "$work/certificate.json")
 else
   mine+=(--stepwise)
 fi
 # A run that found a violation exits 10, which is no failure here.
 single=$({ "$druba" "$command" "$@" "${own[@]}" --json --jobs 1 || true; } | fields)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 status=0
 for np in $counts; do
   spread=$({ "$mpirun" --oversubscribe -np "$np" "$druba_mpi" "$command" "$@" "${mine[@]}" \
@@ -49,6 +51,18 @@ for np in $counts; do
     echo "ok: $command $* with $np processes: $spread"
   fi
   case $spread in
+    safe*)
+      if ! cmp -s "$work/own.json" "$work/certificate.json"; then
+        echo "FAIL: the certificate of $np processes is not druba's"
+        status=1
+      fi
+      check=$("$druba" check "$@" --certificate "$work/certificate.json" 2>&1 || true)
+      case $check in
+        *"certificate valid"*) echo "ok: its certificate is druba's: $check" ;;
+        *) echo "FAIL: the certificate of $np processes: $check"; status=1 ;;
+      esac
+      rm -f "$work/certificate.json"
+      ;;
     violation*)
       replay=$("$druba" replay "$1" --trace "$work/trace.json" 2>&1 || true)
       case $replay in
