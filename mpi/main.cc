@@ -7,6 +7,7 @@
 //
 //   mpirun -np 4 druba-mpi test MODEL.pds|MODEL.drb --rounds R --delays D [--json]
 //   mpirun -np 4 druba-mpi verify MODEL.pds [--top K] [--json]
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -58,7 +59,9 @@ struct Options {
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
-  std::string certificate;  // verify: where a safe verdict's certificate goes
+  std::string certificate;    // verify: where a safe verdict's certificate goes
+  std::string dump_abstract;  // .pds: where the reached abstract states go
+  bool progress = false;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
 };
@@ -138,14 +141,24 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   request.deadlock = o.deadlock;
   const cpds::CpdsHooks hooks{request, o.cpds, loaded.digest,
                               model,   abs,    loaded.target.has_value()};
-  const auto certify = [&](const Outcome& done, const StateStore* set) {
+  const auto at_end = [&](const Outcome& done, const StateStore* set) {
+    if (!o.dump_abstract.empty()) {  // as druba's --dump-abstract: sorted, what is not exact said
+      std::vector<std::string> lines;
+      for (std::uint32_t id = 0; id < set->size(); ++id)
+        lines.push_back(abs.Describe(set->Get(id)));
+      std::sort(lines.begin(), lines.end());
+      std::string text =
+          run::DumpHeader(done.result.verdict, done.result.reason, done.result.proof);
+      for (const std::string& line : lines) text += line + "\n";
+      WriteFileAtomically(o.dump_abstract, text);
+    }
     if (o.certificate.empty() || done.result.verdict != Verdict::kSafe) return;
     run::CountRun certified;
     certified.result.proof = done.result.proof;
     hooks.Write(certified, *set, abs.k());
     WriteFileAtomically(o.certificate, certified.certificate);
   };
-  out.outcome = Execute(comm, model, property, o, limits, certify);
+  out.outcome = Execute(comm, model, property, o, limits, at_end);
   out.threads = model.num_threads();
   out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
                             loaded.target ? ", target " + loaded.target_text : "");
@@ -238,7 +251,8 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
   }
   fmt::print("druba-mpi {} {}: {} processes, {}\n", o.command, o.model, comm.size(), d.subject);
   fmt::print("verdict: {} ({})\n", VerdictName(v.verdict), v.reason);
-  fmt::print("bounds at the end: {} rounds, {} delays\n", v.bounds.rounds, v.bounds.delays);
+  fmt::print("bounds at the end: {} round{}, {} delay{}\n", v.bounds.rounds,
+             v.bounds.rounds == 1 ? "" : "s", v.bounds.delays, v.bounds.delays == 1 ? "" : "s");
   if (!d.trace.empty()) {
     fmt::print("trace: {} slots, walked back across the processes\n{}", d.trace.size(),
                run::TraceText(d.trace));
@@ -284,6 +298,10 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
     sub->add_option("--certificate", o.certificate,
                     "a safe verdict's certificate, which `druba check` decides");
   }
+  sub->add_option("--dump-abstract", o.dump_abstract,
+                  ".pds: the reached abstract states, one per line, sorted (as druba's)");
+  sub->add_flag("--progress", o.progress,
+                "a line on standard error every 2 s: the bounds, each process's states and memory");
   sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
   sub->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
 }
@@ -306,6 +324,20 @@ int Main(int argc, char** argv) {
     const int code = comm.rank() == 0 ? app.exit(e) : e.get_exit_code();
     comm.Max(0);
     return code == 0 ? 0 : exit_code::kUsage;
+  }
+  if (o.progress) {
+    o.request.progress_interval_s = 2;
+    o.request.progress = [clock = Stopwatch()](Bounds b, const std::vector<std::uint64_t>& states,
+                                               const std::vector<double>& memory_mb) {
+      std::uint64_t all = 0;
+      for (const std::uint64_t count : states) all += count;
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("druba-mpi: {:6.1f} s  r={} d={}  {} states (per process: {})  "
+                               "memory per process: {:.0f} MB",
+                               clock.Seconds(), b.rounds, b.delays, all, fmt::join(states, " "),
+                               fmt::join(memory_mb, " "))
+                       .c_str());
+    };
   }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);

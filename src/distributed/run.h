@@ -35,6 +35,8 @@ struct Request {
   Bounds bounds;          // test: the bounds to reach
   bool stepwise = false;  // test: reach them one raise at a time (as verify does), not at once
   std::size_t batch_bytes = kDefaultBatchBytes;
+  Progress progress;  // with progress_interval_s > 0: reports at process 0
+  double progress_interval_s = 0;
 };
 
 // What a kind checks of each state its process stores: whether it violates the property, and
@@ -104,6 +106,7 @@ class Run {
         listener_(property),
         search_(comm, model, listener_, &limits, request.batch_bytes) {
     if (property.abstract_width > 0) union_.emplace(property.abstract_width);
+    search_.SetProgress(request.progress, request.progress_interval_s);
   }
 
   // R(request.bounds): a violation, or none within them. Collective.

@@ -19,11 +19,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xxhash.h>
@@ -40,6 +42,11 @@ namespace druba::distributed {
 
 // Bytes of successors a process queues for the others before an exchange (4 MiB).
 inline constexpr std::size_t kDefaultBatchBytes = std::size_t{1} << 22;
+
+// A progress report, at process 0: the bounds being reached, and each process's states and
+// resident memory (MB).
+using Progress = std::function<void(Bounds bounds, const std::vector<std::uint64_t>& states,
+                                    const std::vector<double>& memory_mb)>;
 
 template <DistributableModel Model, ExploreListener Listener>
 class DistributedSearch {
@@ -60,6 +67,14 @@ class DistributedSearch {
   }
   DistributedSearch(const DistributedSearch&) = delete;
   DistributedSearch& operator=(const DistributedSearch&) = delete;
+
+  // Reports progress about every `interval_s` seconds (process 0 decides when, and every process
+  // sends its figures; `report` is called at process 0). Call it at every process.
+  void SetProgress(Progress report, double interval_s) {
+    progress_ = std::move(report);
+    progress_interval_s_ = interval_s;
+    next_progress_s_ = interval_s;
+  }
 
   // R(bounds) from the initial states. Collective; false when the search was stopped.
   bool Start(Bounds bounds) {
@@ -210,6 +225,7 @@ class DistributedSearch {
         pending_.erase(pending_.begin());
       }
       std::size_t next = 0;
+      std::uint64_t flags = 0;
       do {
         for (std::vector<std::uint8_t>& box : outboxes_) box.clear();
         std::size_t queued = 0;
@@ -217,9 +233,35 @@ class DistributedSearch {
           queued += Move(moves[next++]);
         }
         Receive(comm_->Exchange(outboxes_));
-      } while (comm_->Max(next < moves.size() && !stopped_ ? 1 : 0) != 0);
+        // One reduction says whether any process has moves left in this layer and whether
+        // process 0 wants a progress report.
+        const bool more = next < moves.size() && !stopped_;
+        const bool due =
+            progress_interval_s_ > 0 && comm_->rank() == 0 && clock_.Seconds() >= next_progress_s_;
+        flags = comm_->Max((more ? 1U : 0U) | (due ? 2U : 0U));
+        if ((flags & 2U) != 0) ReportProgress();
+      } while ((flags & 1U) != 0);
     }
     return false;
+  }
+
+  void ReportProgress() {
+    std::vector<std::uint8_t> figures;
+    PutVarint(states_.size(), figures);
+    PutVarint(static_cast<std::uint64_t>(CurrentRssMb() * 1024), figures);
+    std::vector<std::uint64_t> states;
+    std::vector<double> memory_mb;
+    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
+      std::size_t at = 0;
+      std::uint64_t count = 0;
+      std::uint64_t kb = 0;
+      GetVarint(part, at, count);
+      GetVarint(part, at, kb);
+      states.push_back(count);
+      memory_mb.push_back(static_cast<double>(kb) / 1024);
+    }
+    if (comm_->rank() == 0 && progress_) progress_(bounds_, states, memory_mb);
+    next_progress_s_ = clock_.Seconds() + progress_interval_s_;
   }
 
   // One move of a record; returns the bytes it queued for other processes.
@@ -380,6 +422,10 @@ class DistributedSearch {
   std::vector<std::vector<std::uint8_t>> outboxes_;  // per process: the batch being filled
   std::vector<std::uint8_t> encoded_;
   std::vector<Word> decoded_;
+  Progress progress_;
+  double progress_interval_s_ = 0;  // 0: no reports
+  double next_progress_s_ = 0;
+  Stopwatch clock_;
   std::vector<Word> scratch_;
 };
 

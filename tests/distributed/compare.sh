@@ -26,6 +26,8 @@ keys += ["abstract_states"] if sys.argv[1] == "1" else []
 keys += ["proof", "rounds", "delays", "image_calls"] if sys.argv[2] == "verify" else []
 if r["verdict"] == "violation":
   keys = ["verdict"] + (["rounds", "delays"] if sys.argv[2] == "verify" else [])
+if r["verdict"] == "unknown":
+  keys = ["verdict"]  # a limit (or a value too large) stopped both, at different points
 print(" ".join(str(r[k]) for k in keys))' "$abstract" "$command" 2>/dev/null || echo "no report"
 }
 work=$(mktemp -d)
