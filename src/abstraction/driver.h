@@ -84,18 +84,12 @@ class PlateauDriver {
     result.closure_failure = CheckClosure(abs_, tracker_->set(), &result.closure_checks);
     if (result.closure_failure) {
       result.verdict = Verdict::kUnknown;
-      result.reason =
-          result.closure_failure->undecided.empty()
-              ? "the reached abstract states are not closed under a disrespecting action"
-              : "the closure test could not be decided: " + result.closure_failure->undecided;
+      result.reason = ClosureFailureReason(*result.closure_failure);
       if (mode_ == Mode::kDruba) GoOnToExhaustion(result);
     } else {
       result.verdict = Verdict::kSafe;
       result.proof = Proof::kPlateau;
-      result.reason = "1 round raise and " + std::to_string(n - 1) +
-                      (n == 2 ? " delay raise" : " delay raises") +
-                      " added no abstract state, and the set is closed under the "
-                      "disrespecting actions (Thm. 7)";
+      result.reason = PlateauProofReason(n);
     }
     return Finish(result, clock);
   }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
+#include "abstraction/abstraction.h"
 #include "abstraction/run_result.h"
 
 namespace druba {
@@ -45,6 +47,18 @@ bool RaiseToPlateau(std::uint32_t n, const RunResult& result, Over&& over) {
 inline bool MeetsTheorem7(Bounds now, const RunResult& result, std::uint32_t n) {
   return now.rounds == result.plateau_start.rounds + 1 &&
          now.delays == result.plateau_start.delays + (n - 1);
+}
+
+// The reason of an `unknown` when the closure test fails, and of a `safe` when it passes.
+inline std::string ClosureFailureReason(const ClosureFailure& failure) {
+  return failure.undecided.empty()
+             ? "the reached abstract states are not closed under a disrespecting action"
+             : "the closure test could not be decided: " + failure.undecided;
+}
+inline std::string PlateauProofReason(std::uint32_t n) {
+  return "1 round raise and " + std::to_string(n - 1) +
+         (n == 2 ? " delay raise" : " delay raises") +
+         " added no abstract state, and the set is closed under the disrespecting actions (Thm. 7)";
 }
 
 }  // namespace druba

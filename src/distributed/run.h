@@ -149,12 +149,7 @@ class Run {
     std::string failure;
     if (comm_->rank() == 0) {
       result.closure_failure = property_->closure(*union_, &result.closure_checks);
-      if (result.closure_failure) {
-        failure =
-            result.closure_failure->undecided.empty()
-                ? "the reached abstract states are not closed under a disrespecting action"
-                : "the closure test could not be decided: " + result.closure_failure->undecided;
-      }
+      if (result.closure_failure) failure = ClosureFailureReason(*result.closure_failure);
     }
     failure = comm_->Broadcast(failure, 0);
     if (!failure.empty()) {
@@ -163,10 +158,7 @@ class Run {
     }
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kPlateau;
-    result.reason = "1 round raise and " + std::to_string(n - 1) +
-                    (n == 2 ? " delay raise" : " delay raises") +
-                    " added no abstract state, and the set is closed under the disrespecting "
-                    "actions (Thm. 7)";
+    result.reason = PlateauProofReason(n);
     return Finish();
   }
 
@@ -238,18 +230,7 @@ class Run {
     out_.messages = comm_->Sum(comm_->messages_sent());
     out_.exchanges = comm_->exchanges();
     if (union_) out_.abstract_states = union_->size();
-    std::vector<std::uint8_t> figures;
-    PutVarint(search_.num_states(), figures);
-    PutVarint(static_cast<std::uint64_t>(PeakRssMb() * 1024), figures);
-    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
-      std::size_t at = 0;
-      std::uint64_t states = 0;
-      std::uint64_t rss_kb = 0;
-      GetVarint(part, at, states);
-      GetVarint(part, at, rss_kb);
-      out_.states_by_process.push_back(states);
-      out_.peak_rss_mb_by_process.push_back(static_cast<double>(rss_kb) / 1024);
-    }
+    search_.ProcessFigures(/*peak=*/true, out_.states_by_process, out_.peak_rss_mb_by_process);
     result.time_s = limits_->clock().Seconds();
     return std::move(out_);
   }

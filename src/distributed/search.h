@@ -159,6 +159,24 @@ class DistributedSearch {
     return path;
   }
 
+  // At process 0, each process's states and resident memory (MB; `peak`: its high-water mark).
+  // Collective.
+  void ProcessFigures(bool peak, std::vector<std::uint64_t>& states,
+                      std::vector<double>& memory_mb) const {
+    std::vector<std::uint8_t> figures;
+    PutVarint(states_.size(), figures);
+    PutVarint(static_cast<std::uint64_t>((peak ? PeakRssMb() : CurrentRssMb()) * 1024), figures);
+    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
+      std::size_t at = 0;
+      std::uint64_t count = 0;
+      std::uint64_t kb = 0;
+      GetVarint(part, at, count);
+      GetVarint(part, at, kb);
+      states.push_back(count);
+      memory_mb.push_back(static_cast<double>(kb) / 1024);
+    }
+  }
+
   // The process that owns a state, from its bytes.
   int Owner(std::span<const std::uint8_t> bytes) const {
     return static_cast<int>(XXH3_64bits(bytes.data(), bytes.size()) %
@@ -246,20 +264,9 @@ class DistributedSearch {
   }
 
   void ReportProgress() {
-    std::vector<std::uint8_t> figures;
-    PutVarint(states_.size(), figures);
-    PutVarint(static_cast<std::uint64_t>(CurrentRssMb() * 1024), figures);
     std::vector<std::uint64_t> states;
     std::vector<double> memory_mb;
-    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
-      std::size_t at = 0;
-      std::uint64_t count = 0;
-      std::uint64_t kb = 0;
-      GetVarint(part, at, count);
-      GetVarint(part, at, kb);
-      states.push_back(count);
-      memory_mb.push_back(static_cast<double>(kb) / 1024);
-    }
+    ProcessFigures(/*peak=*/false, states, memory_mb);
     if (comm_->rank() == 0 && progress_) progress_(bounds_, states, memory_mb);
     next_progress_s_ = clock_.Seconds() + progress_interval_s_;
   }

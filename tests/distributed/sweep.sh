@@ -18,9 +18,11 @@ run() {
     cat "$work/out"
   fi
 }
-while read -r file k _; do
+mapfile -t rows < <(grep -v '^#' "$source/tests/benchmarks.expect")
+for row in "${rows[@]}"; do
+  read -r file k _ <<< "$row"
   run verify "$bench/$file.pds" --top "$k"
-done < <(grep -v '^#' "$source/tests/benchmarks.expect")
+done
 "$druba" compose "$bench/08_Stefan-1/stefan-4.pds" --blocks 0,0,0,0,0 --init '0|0,0,0,0,0' \
   -o "$work/stefan-5.pds" > /dev/null
 "$druba" compose "$bench/03_Bluetooth-3/Bluetooth3-21.pds" --blocks 0,1,2,2,3 \
