@@ -35,6 +35,7 @@
 #include "front/cpds.h"
 #include "predabs/describer.h"
 #include "predabs/model.h"
+#include "predabs/thread_counts.h"
 #include "run/report.h"
 #include "run/run_count.h"
 
@@ -55,7 +56,7 @@ struct Options {
   std::string model;
   distributed::Request request;
   cpds::CpdsOptions cpds;
-  std::uint32_t threads = 0;  // .drb: 0 is the file's count
+  std::string threads;  // .drb: N (empty: the file's count)
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
@@ -173,15 +174,20 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
   std::optional<drb::Program> read;
   std::string error;
   std::string source;
+  std::uint32_t n = 0;
   try {
     source = ReadFile(o.model);
     read = drb::ParseProgram(source, o.model);
+    const predabs::ThreadCounts counts = predabs::ParseThreadCounts(o.threads, *read, 0);
+    if (counts.every_count_from_first) {
+      throw InputError({"--threads", 0, 0}, "druba-mpi runs one thread count (N, not N..)");
+    }
+    n = counts.first;
   } catch (const InputError& e) {
     error = e.what();
   }
   AgreeRead(comm, error);
   const drb::Program& program = *read;
-  const std::uint32_t n = o.threads > 0 ? o.threads : program.NumThreads();
   predabs::IntModel model(program, n);
   model.SetLimits(&limits);
   const bool deadlock = o.deadlock || program.check_deadlock;
@@ -344,6 +350,21 @@ int Main(int argc, char** argv) {
   LimitWatch limits({o.time_limit_s, o.memory_limit_mb}, &g_interrupted);
   const std::string& model = o.model;
   const bool pds = model.ends_with(".pds");
+  // An option of the other kind is refused, never ignored.
+  const CLI::App& sub = *app.get_subcommand(o.command);
+  std::string misplaced;
+  for (const char* name : {"--top", "--init", "--target", "--spec", "--dump-abstract"}) {
+    if (!pds && sub.count(name) > 0) misplaced = name;
+  }
+  if (pds && o.command == "test" && sub.count("--threads") > 0) misplaced = "--threads";
+  if (!misplaced.empty()) {
+    if (comm.rank() == 0) {
+      std::fprintf(stderr, "druba-mpi: %s is for %s models\n", misplaced.c_str(),
+                   pds ? ".drb" : ".pds");
+    }
+    comm.Max(0);
+    return exit_code::kUsage;
+  }
   if (!pds && (o.command == "verify" || !model.ends_with(".drb"))) {
     if (comm.rank() == 0) {
       std::fprintf(stderr, "%s: error: %s\n", model.c_str(),

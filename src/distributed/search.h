@@ -99,11 +99,6 @@ class DistributedSearch {
   Bounds bounds() const { return bounds_; }
   bool stopped() const { return stopped_; }
   const std::string& stop_reason() const { return stop_reason_; }
-  // Nothing is parked at any process: no raise can store anything. Collective.
-  bool Exhausted() const {
-    return comm_->Sum(round_parked_.size() + delay_parked_.size()) == 0 && !stopped_;
-  }
-
   // This process's part.
   std::size_t num_states() const { return states_.size(); }
   std::size_t num_keys() const { return num_keys_; }
@@ -112,12 +107,6 @@ class DistributedSearch {
   std::uint64_t states_sent() const { return states_sent_; }  // successors sent to their owners
   std::vector<Word> state(std::uint32_t id) const { return states_.Get(id); }
   const NodeRecord& record(std::uint32_t id) const { return records_[id]; }
-  std::size_t MemoryBytes() const {
-    return states_.MemoryBytes() + records_.capacity() * sizeof(NodeRecord) +
-           next_pair_.capacity() * sizeof(std::uint32_t) + parents_.capacity() * sizeof(Parent) +
-           heads_.capacity() * sizeof(std::uint32_t) +
-           (round_parked_.capacity() + delay_parked_.capacity()) * sizeof(std::uint32_t);
-  }
 
   // The slots from an initial state to record `record` of process `holder`, walked back from
   // process to process, at process 0 (the states read into its tables; NameSlots names the
