@@ -296,9 +296,13 @@ class DistributedSearch {
     model_->ForEachSuccessor(StateView(scratch_), next, [&](std::uint32_t, StateView succ) {
       if (any) ++stats_.transitions;
       any = true;
-      encoded_.clear();
-      model_->Encode(succ, encoded_);
-      const int owner = Owner(encoded_);
+      // With one process every state is its own: no bytes to write or hash.
+      int owner = 0;
+      if (comm_->size() > 1) {
+        encoded_.clear();
+        model_->Encode(succ, encoded_);
+        owner = Owner(encoded_);
+      }
       if (owner == comm_->rank()) {
         AddState(succ, next, rounds, delays, Here(rec));
         return;
