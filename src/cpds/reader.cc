@@ -178,7 +178,7 @@ class PdsReader {
     }
     const Symbol symbol = ParseNumber(token.text, At(line, token), "a stack symbol");
     const Pda& pda = cpds_.threads.back();
-    if (symbol < pda.lo || symbol > pda.hi) {
+    if ((symbol < pda.lo || symbol > pda.hi) && warnings_ != nullptr) {
       warnings_->push_back(FormatDiagnostic(
           At(line, token), "warning",
           "symbol " + std::to_string(symbol) + " lies outside the block's declared range " +

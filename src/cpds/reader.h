@@ -11,6 +11,7 @@
 
 namespace druba::cpds {
 
+// `warnings` may be null: the warnings are then dropped.
 Cpds ParsePds(std::string_view text, const std::string& file, Warnings* warnings);
 InitialState ParseInit(std::string_view text, const std::string& file, const Cpds& cpds);
 // A target in `g|t0,t1,...` syntax: `-` an empty stack, `*` any stack (or any shared state),

@@ -54,6 +54,8 @@ TEST(ReaderTest, SymbolOutsideTheDeclaredRangeIsAWarning) {
   ParsePds("1\nPDA 6 9\n0 9 -> 0 10\n", "m.pds", &warnings);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].rfind("m.pds:3:10: warning: symbol 10 lies outside", 0), 0u) << warnings[0];
+  // Without a place for warnings they are dropped (it once dereferenced the null pointer).
+  EXPECT_EQ(ParsePds("1\nPDA 6 9\n0 9 -> 0 10\n", "m.pds", nullptr).threads.size(), 1u);
 }
 
 TEST(ReaderTest, MalformedModelsNameFileLineAndColumn) {
