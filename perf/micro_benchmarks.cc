@@ -138,12 +138,7 @@ BENCHMARK_CAPTURE(BM_Verify, stefan4_top1, "08_Stefan-1/stefan-4", 1)
 
 // The certificate of a finished run, as `verify --certificate` writes it (digest "d").
 std::string Certificate(const cpds::CpdsModel& model, std::uint32_t k, const StateStore& set) {
-  std::vector<cpds::Symbol> visible;
-  for (std::uint32_t id = 0; id < set.size(); ++id) {
-    const StateView a = set.Get(id);
-    visible.push_back(a[0]);
-    for (std::uint32_t t = 0; t < model.num_threads(); ++t) visible.push_back(a[1 + t * k]);
-  }
+  const auto visible = cpds::VisibleFacts::OfTopK(model.cpds(), set, k);
   const cpds::MayLieBelow below(model.cpds(), model.init(), &visible);
   return cpds::CertificateText(
       {"d", k, model.num_threads(), false, false, "plateau", &set, &below});

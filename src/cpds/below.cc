@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include <absl/container/flat_hash_set.h>
+#include "explore/portable.h"
 
 namespace druba::cpds {
 namespace {
@@ -17,48 +17,23 @@ struct Fact {
 // Semi-naive evaluation of the rules in below.h for one thread.
 class Solver {
  public:
-  Solver(const Cpds& cpds, std::uint32_t thread, const std::vector<Symbol>* visible)
-      : rules_(cpds.threads[thread].rules), filtered_(visible != nullptr) {
+  Solver(const Cpds& cpds, std::uint32_t thread, const VisibleFacts* visible)
+      : thread_(thread), rules_(cpds.threads[thread].rules), visible_(visible) {
     for (std::uint32_t i = 0; i < rules_.size(); ++i) {
       by_lhs_[Key(rules_[i].shared, rules_[i].top)].push_back(i);
     }
-    const std::size_t n = cpds.threads.size();
-    if (visible == nullptr) {  // every tuple visible: any rule of another thread may move g
-      for (std::uint32_t other = 0; other < n; ++other) {
-        if (other == thread) continue;
-        for (const Rule& rule : cpds.threads[other].rules) {
-          if (rule.new_shared != rule.shared) any_env_[rule.shared].insert(rule.new_shared);
-        }
-      }
-      return;
-    }
-    std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> lhs(n);
-    for (std::uint32_t other = 0; other < n; ++other) {
-      const auto& rules = cpds.threads[other].rules;
-      for (std::uint32_t i = 0; i < rules.size(); ++i) {
-        lhs[other][Key(rules[i].shared, rules[i].top)].push_back(i);
-      }
-    }
-    for (std::size_t at = 0; at + n + 1 <= visible->size(); at += n + 1) {
-      const Symbol* tuple = visible->data() + at;
-      const Shared g = tuple[0];
-      const Symbol x = tuple[1 + thread];
-      if (x == MayLieBelow::kBottom) continue;
-      visible_.insert(Key(g, x));
-      for (std::uint32_t other = 0; other < n; ++other) {
-        if (other == thread || tuple[1 + other] == MayLieBelow::kBottom) continue;
-        const auto it = lhs[other].find(Key(g, tuple[1 + other]));
-        if (it == lhs[other].end()) continue;
-        for (const std::uint32_t i : it->second) {
-          const Shared g2 = cpds.threads[other].rules[i].new_shared;
-          if (g2 != g) env_[Key(g, x)].insert(g2);
-        }
+    if (visible != nullptr) return;
+    // Every tuple visible: any rule of another thread may move g.
+    for (std::uint32_t other = 0; other < cpds.threads.size(); ++other) {
+      if (other == thread) continue;
+      for (const Rule& rule : cpds.threads[other].rules) {
+        if (rule.new_shared != rule.shared) any_env_[rule.shared].insert(rule.new_shared);
       }
     }
   }
 
   void AddTop(Shared g, Symbol x, Symbol y) {
-    if (filtered_ && !visible_.contains(Key(g, x))) return;
+    if (visible_ != nullptr && !visible_->Visible(thread_, g, x)) return;
     if (top_.insert(std::make_tuple(g, x, y)).second) work_.push_back({g, x, y});
   }
 
@@ -74,9 +49,15 @@ class Solver {
     while (!work_.empty()) {
       const Fact f = work_.back();
       work_.pop_back();
-      const auto& env = filtered_ ? env_ : any_env_;  // (E)
-      if (const auto it = env.find(filtered_ ? Key(f.g, f.x) : f.g); it != env.end()) {
-        for (const Shared g2 : it->second) AddTop(g2, f.x, f.y);
+      // (E)
+      const absl::flat_hash_set<Shared>* moves = nullptr;
+      if (visible_ != nullptr) {
+        moves = visible_->Moves(thread_, f.g, f.x);
+      } else if (const auto it = any_env_.find(f.g); it != any_env_.end()) {
+        moves = &it->second;
+      }
+      if (moves != nullptr) {
+        for (const Shared g2 : *moves) AddTop(g2, f.x, f.y);
       }
       const auto it = by_lhs_.find(Key(f.g, f.x));
       if (it == by_lhs_.end()) continue;
@@ -112,11 +93,10 @@ class Solver {
     return static_cast<std::uint64_t>(a) << 32 | b;
   }
 
+  std::uint32_t thread_;
   const std::vector<Rule>& rules_;
   absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>> by_lhs_;
-  bool filtered_;
-  absl::flat_hash_set<std::uint64_t> visible_;                               // (g, x) visible
-  absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>> env_;      // (g, x) -> g2
+  const VisibleFacts* visible_;                                              // null: all visible
   absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>> any_env_;  // g -> g2
   absl::flat_hash_set<std::tuple<Shared, Symbol, Symbol>> top_;
   absl::flat_hash_map<Symbol, absl::flat_hash_set<Symbol>> deep_;
@@ -131,15 +111,110 @@ void SortAll(Map& map) {
 
 }  // namespace
 
-MayLieBelow::MayLieBelow(const Cpds& cpds, const InitialState& init,
-                         const std::vector<Symbol>* visible) {
+VisibleFacts::VisibleFacts(const Cpds& cpds)
+    : cpds_(&cpds),
+      lhs_(cpds.threads.size()),
+      visible_(cpds.threads.size()),
+      env_(cpds.threads.size()) {
+  for (std::uint32_t t = 0; t < cpds.threads.size(); ++t) {
+    const auto& rules = cpds.threads[t].rules;
+    for (std::uint32_t i = 0; i < rules.size(); ++i) {
+      lhs_[t][Key(rules[i].shared, rules[i].top)].push_back(i);
+    }
+  }
+}
+
+VisibleFacts VisibleFacts::OfTopK(const Cpds& cpds, const StateStore& set, std::uint32_t k) {
+  VisibleFacts facts(cpds);
+  const std::size_t n = cpds.threads.size();
+  std::vector<Symbol> tuple(1 + n);
+  for (std::uint32_t id = 0; id < set.size(); ++id) {
+    const StateView a = set.Get(id);
+    tuple[0] = a[0];
+    for (std::size_t t = 0; t < n; ++t) tuple[1 + t] = a[1 + t * k];  // kNone == kBottom
+    facts.Add(tuple.data());
+  }
+  return facts;
+}
+
+void VisibleFacts::Add(const Symbol* tuple) {
+  const std::size_t n = lhs_.size();
+  const Shared g = tuple[0];
+  for (std::uint32_t thread = 0; thread < n; ++thread) {
+    const Symbol x = tuple[1 + thread];
+    if (x == kBottom) continue;
+    visible_[thread].insert(Key(g, x));
+    for (std::uint32_t other = 0; other < n; ++other) {
+      if (other == thread || tuple[1 + other] == kBottom) continue;
+      const auto it = lhs_[other].find(Key(g, tuple[1 + other]));
+      if (it == lhs_[other].end()) continue;
+      for (const std::uint32_t i : it->second) {
+        const Shared g2 = cpds_->threads[other].rules[i].new_shared;
+        if (g2 != g) env_[thread][Key(g, x)].insert(g2);
+      }
+    }
+  }
+}
+
+void VisibleFacts::Merge(const VisibleFacts& other) {
+  for (std::size_t t = 0; t < visible_.size(); ++t) {
+    visible_[t].insert(other.visible_[t].begin(), other.visible_[t].end());
+    for (const auto& [key, targets] : other.env_[t])
+      env_[t][key].insert(targets.begin(), targets.end());
+  }
+}
+
+// Per thread: the number of visible pairs and the pairs; the number of (E) entries and each as
+// its pair, the number of targets and the targets.
+void VisibleFacts::Write(std::vector<std::uint8_t>& out) const {
+  for (std::size_t t = 0; t < visible_.size(); ++t) {
+    PutVarint(visible_[t].size(), out);
+    for (const std::uint64_t key : visible_[t]) PutVarint(key, out);
+    PutVarint(env_[t].size(), out);
+    for (const auto& [key, targets] : env_[t]) {
+      PutVarint(key, out);
+      PutVarint(targets.size(), out);
+      for (const Shared g2 : targets) PutVarint(g2, out);
+    }
+  }
+}
+
+bool VisibleFacts::Read(std::span<const std::uint8_t> bytes) {
+  std::size_t at = 0;
+  std::uint64_t count = 0;
+  std::uint64_t key = 0;
+  std::uint64_t value = 0;
+  for (std::size_t t = 0; t < visible_.size(); ++t) {
+    if (!GetVarint(bytes, at, count) || count > bytes.size() - at) return false;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      if (!GetVarint(bytes, at, key)) return false;
+      visible_[t].insert(key);
+    }
+    if (!GetVarint(bytes, at, count) || count > bytes.size() - at) return false;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::uint64_t targets = 0;
+      if (!GetVarint(bytes, at, key) || !GetVarint(bytes, at, targets) ||
+          targets > bytes.size() - at) {
+        return false;
+      }
+      auto& into = env_[t][key];
+      for (std::uint64_t j = 0; j < targets; ++j) {
+        if (!GetVarint(bytes, at, value) || value > 0xFFFFFFFFU) return false;
+        into.insert(static_cast<Shared>(value));
+      }
+    }
+  }
+  return at == bytes.size();
+}
+
+MayLieBelow::MayLieBelow(const Cpds& cpds, const InitialState& init, const VisibleFacts* visible) {
   top_.resize(cpds.threads.size());
   deep_.resize(cpds.threads.size());
   for (std::uint32_t t = 0; t < cpds.threads.size(); ++t) Solve(cpds, init, t, visible);
 }
 
 void MayLieBelow::Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread,
-                        const std::vector<Symbol>* visible) {
+                        const VisibleFacts* visible) {
   Solver solver(cpds, thread, visible);
   const Stack& stack = init.stacks[thread];
   for (std::size_t j = 0; j < stack.size(); ++j) {  // (I)

@@ -40,21 +40,66 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "cpds/cpds.h"
+#include "explore/state_store.h"
 
 namespace druba::cpds {
 
-class MayLieBelow {
+// What the relations read off the visible tuples of S, per thread t: the pairs (g, x) that some
+// tuple shows for t (Vis), and for each such pair the shared states g2 != g that a rule of another
+// thread, enabled in a tuple with g and x, moves g to (the premise of rule (E)). Nothing else of S
+// enters the relations, so the facts of the parts of a set merge by union into the facts of the
+// whole (the distributed upper bound reads them off each process's part).
+class VisibleFacts {
  public:
   static constexpr Symbol kBottom = 0xFFFFFFFFU;
 
-  // `visible`: the visible tuples of S, each 1 + n words [g, top of stack 0, ...], kBottom for an
-  // empty stack; nullptr means every tuple is visible.
-  MayLieBelow(const Cpds& cpds, const InitialState& init, const std::vector<Symbol>* visible);
+  explicit VisibleFacts(const Cpds& cpds);
+  // The facts of a set of top-k abstract states ([g, k slots of thread 0, ...]: the top of each
+  // stack is its first slot).
+  static VisibleFacts OfTopK(const Cpds& cpds, const StateStore& set, std::uint32_t k);
+
+  // A visible tuple, 1 + n words [g, top of stack 0, ...], kBottom for an empty stack.
+  void Add(const Symbol* tuple);
+  void Merge(const VisibleFacts& other);
+  // Self-contained bytes (explore/portable.h's varints); Read merges what Write wrote and returns
+  // false when the bytes are not facts of this CPDS.
+  void Write(std::vector<std::uint8_t>& out) const;
+  bool Read(std::span<const std::uint8_t> bytes);
+
+  bool Visible(std::uint32_t thread, Shared g, Symbol x) const {
+    return visible_[thread].contains(Key(g, x));
+  }
+  // The g2 of rule (E) for (g, x) of `thread`; null when there are none.
+  const absl::flat_hash_set<Shared>* Moves(std::uint32_t thread, Shared g, Symbol x) const {
+    const auto it = env_[thread].find(Key(g, x));
+    return it == env_[thread].end() ? nullptr : &it->second;
+  }
+
+ private:
+  static std::uint64_t Key(std::uint32_t a, std::uint32_t b) {
+    return static_cast<std::uint64_t>(a) << 32 | b;
+  }
+
+  const Cpds* cpds_;
+  // Per thread: (shared, top) -> the rules that match.
+  std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> lhs_;
+  std::vector<absl::flat_hash_set<std::uint64_t>> visible_;                           // (g, x)
+  std::vector<absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>>> env_;  // -> g2
+};
+
+class MayLieBelow {
+ public:
+  static constexpr Symbol kBottom = VisibleFacts::kBottom;
+
+  // `visible`: the facts of the visible tuples of S; nullptr means every tuple is visible.
+  MayLieBelow(const Cpds& cpds, const InitialState& init, const VisibleFacts* visible);
 
   // Each sorted, kBottom (if present) last; empty when the premise never holds.
   const std::vector<Symbol>& BelowTop(std::uint32_t thread, Shared shared, Symbol top) const;
@@ -84,7 +129,7 @@ class MayLieBelow {
     return static_cast<std::uint64_t>(a) << 32 | b;
   }
   void Solve(const Cpds& cpds, const InitialState& init, std::uint32_t thread,
-             const std::vector<Symbol>* visible);
+             const VisibleFacts* visible);
 
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<Symbol>>> top_;  // (g, x) -> ys
   std::vector<absl::flat_hash_map<Symbol, std::vector<Symbol>>> deep_;        // u -> vs

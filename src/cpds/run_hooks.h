@@ -113,15 +113,9 @@ struct CpdsHooks {
   static constexpr std::uint32_t kMaxExactDepth = 64;  // the checker's largest K
 
   void Write(run::CountRun& out, const StateStore& set, std::uint32_t k) const {
-    std::vector<Symbol> visible;
-    const std::uint32_t n = model.num_threads();
-    for (std::uint32_t id = 0; id < set.size(); ++id) {
-      const StateView a = set.Get(id);
-      visible.push_back(a[0]);
-      for (std::uint32_t t = 0; t < n; ++t) visible.push_back(a[1 + t * k]);
-    }
+    const VisibleFacts visible = VisibleFacts::OfTopK(model.cpds(), set, k);
     const MayLieBelow below(model.cpds(), model.init(), &visible);
-    out.certificate = CertificateText({digest, k, n, options.deadlock, has_target,
+    out.certificate = CertificateText({digest, k, model.num_threads(), options.deadlock, has_target,
                                        std::string(ProofName(out.result.proof)), &set, &below});
   }
 };

@@ -27,16 +27,13 @@ TopKAbstraction::TopKAbstraction(const CpdsModel& model, std::uint32_t k,
   }
 }
 
+VisibleFacts TopKAbstraction::Facts(const StateStore& reached) const {
+  return VisibleFacts::OfTopK(model_.cpds(), reached, k_);
+}
+
 TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(const StateStore& reached) const {
-  std::vector<Symbol> visible;
-  visible.reserve(reached.size() * (1 + n_));
-  for (std::uint32_t id = 0; id < reached.size(); ++id) {
-    const StateView a = reached.Get(id);
-    visible.push_back(a[0]);
-    for (std::uint32_t t = 0; t < n_; ++t)
-      visible.push_back(a[1 + std::size_t{t} * k_]);  // kNone == kBottom
-  }
-  return ClosureOracle(*this, &visible);
+  const VisibleFacts facts = Facts(reached);
+  return ClosureOracle(*this, &facts);
 }
 
 TopKAbstraction::ClosureOracle TopKAbstraction::MakeStaticOracle() const {

@@ -70,6 +70,8 @@ class TopKAbstraction {
   // Pop successors, with what may lie below drawn from the relations of below.h relative to
   // `reached` (their soundness argument is there).
   ClosureOracle MakeClosureOracle(const StateStore& reached) const;
+  // What those relations read off `reached` (merged over the parts of a set, the whole set's).
+  VisibleFacts Facts(const StateStore& reached) const;
   // Pop successors drawn from the relations of below.h with every tuple visible: sound without
   // any reached set (the static relation of a sandwich proof's upper bound).
   ClosureOracle MakeStaticOracle() const;
@@ -98,8 +100,8 @@ class TopKAbstraction {
 
 class TopKAbstraction::ClosureOracle {
  public:
-  // `visible`: the visible tuples of the reached set (MayLieBelow); nullptr: every tuple.
-  ClosureOracle(const TopKAbstraction& abs, const std::vector<Symbol>* visible)
+  // `visible`: the facts of the reached set's visible tuples (MayLieBelow); nullptr: every tuple.
+  ClosureOracle(const TopKAbstraction& abs, const VisibleFacts* visible)
       : abs_(abs), below_(abs.model_.cpds(), abs.model_.init(), visible) {}
 
   template <class F>

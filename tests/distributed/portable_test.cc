@@ -4,6 +4,7 @@
 // states give distinct bytes, and bytes that are not a state are refused.
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -12,10 +13,13 @@
 #include <gtest/gtest.h>
 
 #include "common/files.h"
+#include "cpds/below.h"
 #include "cpds/model.h"
 #include "cpds/reader.h"
+#include "cpds/top_k.h"
 #include "drb/parser.h"
 #include "explore/portable.h"
+#include "explore/state_store.h"
 #include "predabs/model.h"
 
 namespace druba {
@@ -85,6 +89,46 @@ TEST(PortableTest, CpdsStatesTravelWithTheirStacks) {
   bytes[0] = 0x7F;  // a shared state the model does not have
   std::vector<Word> refused;
   EXPECT_FALSE(to.Decode(bytes, refused));
+}
+
+// The facts the may-lie-below relation reads off a set (cpds/below.h), read off its parts by
+// other processes, written as bytes and merged, give the relation of the whole set.
+TEST(PortableTest, VisibleFactsOfPartsMergeIntoTheWhole) {
+  const std::string dir = std::string(DRUBA_BENCHMARKS) + "/03_Bluetooth-3/";
+  const cpds::Cpds system =
+      cpds::ParsePds(ReadFile(dir + "Bluetooth3-21.pds"), "Bluetooth3-21.pds", nullptr);
+  const cpds::InitialState init =
+      cpds::ParseInit(ReadFile(dir + "Bluetooth3-21.init"), "Bluetooth3-21.init", system);
+  cpds::CpdsModel model(system, init);
+  const std::vector<std::vector<Word>> states = Reachable(model, 5000);
+  for (const std::uint32_t k : {1U, 2U}) {
+    const cpds::TopKAbstraction abs(model, k, std::nullopt);
+    StateStore whole(abs.width());
+    std::vector<std::unique_ptr<StateStore>> parts;
+    for (int i = 0; i < 3; ++i) parts.push_back(std::make_unique<StateStore>(abs.width()));
+    std::vector<Word> a(abs.width());
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      abs.Abstract(StateView(states[i]), a);
+      whole.FindOrInsert(StateView(a));
+      parts[i % 3]->FindOrInsert(StateView(a));
+    }
+    cpds::VisibleFacts merged(system);
+    for (const auto& part : parts) {
+      std::vector<std::uint8_t> bytes;
+      abs.Facts(*part).Write(bytes);
+      ASSERT_TRUE(merged.Read(bytes));
+      bytes.push_back(0);  // one byte too many: not facts
+      cpds::VisibleFacts refused(system);
+      EXPECT_FALSE(refused.Read(bytes));
+    }
+    const cpds::VisibleFacts all = abs.Facts(whole);
+    const cpds::MayLieBelow from_parts(system, init, &merged);
+    const cpds::MayLieBelow from_whole(system, init, &all);
+    EXPECT_TRUE(from_parts == from_whole) << "K = " << k;
+    // And the relation depends on the set: the first part alone gives a smaller one.
+    const cpds::VisibleFacts first = abs.Facts(*parts[0]);
+    EXPECT_FALSE(cpds::MayLieBelow(system, init, &first) == from_whole) << "K = " << k;
+  }
 }
 
 TEST(PortableTest, DrbStatesTravelWithTheirBigValues) {
