@@ -1,12 +1,13 @@
-// druba-mpi: druba's Round-Robin search spread over the processes of an MPI run
-// (docs/distributed.md): `test` to fixed bounds, and for CPDS `verify` by the paper's proof
-// (distributed/run.h). Each process reads the model; the states are shared out by hash
-// (distributed/search.h) and process 0 prints the report. Every process ends with the exit code,
-// druba's (cli/exit_codes.h), once the report is out: mpirun, which stops the run at the first
-// process that ends with a code other than 0, then returns it.
+// druba-mpi: druba's searches spread over the processes of an MPI run (docs/distributed.md):
+// `test` to fixed bounds, and for CPDS `verify` by the sandwich proof where druba computes O first
+// and by the paper's proof (distributed/run.h). Each process reads the model; the states are
+// shared out by hash (distributed/search.h, upper_bound.h, orbit_search.h) and process 0 prints
+// the report. Every process ends with the exit code, druba's (cli/exit_codes.h), once the report
+// is out: mpirun, which stops the run at the first process that ends with a code other than 0,
+// then returns it.
 //
 //   mpirun -np 4 druba-mpi test MODEL.pds|MODEL.drb --rounds R --delays D [--json]
-//   mpirun -np 4 druba-mpi verify MODEL.pds [--top K] [--json]
+//   mpirun -np 4 druba-mpi verify MODEL.pds [--top K] [--upper-bound off] [--json]
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -60,8 +61,10 @@ struct Options {
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
-  std::string certificate;    // verify: where a safe verdict's certificate goes
-  std::string dump_abstract;  // .pds: where the reached abstract states go
+  std::string certificate;           // verify: where a safe verdict's certificate goes
+  std::string dump_abstract;         // .pds: where the reached abstract states go
+  std::string upper_bound = "auto";  // verify: the sandwich proof's O (auto, joint, static, off)
+  bool symmetric_search = true;      // verify: its search over orbits
   bool progress = false;
   double time_limit_s = 0;
   double memory_limit_mb = 0;
@@ -110,6 +113,37 @@ void AgreeRead(const distributed::Comm& comm, const std::string& error) {
   if (first != none) throw ReadFailed{comm.Broadcast(error, static_cast<int>(first))};
 }
 
+// The sandwich proof of a top-K abstraction, as druba's (cpds::MakeSandwich): O with pops by the
+// may-lie-below relation, relative to O (joint) or to every tuple (static).
+distributed::SandwichKind SandwichOf(const cpds::TopKAbstraction& abs, const cpds::Cpds& cpds,
+                                     const Options& o, bool has_target) {
+  const bool joint = o.upper_bound != "static";
+  const SandwichSetup setup = cpds::MakeSandwich(abs, joint, has_target || o.deadlock);
+  distributed::SandwichKind kind;
+  kind.width = abs.width();
+  kind.symmetry = setup.symmetry;
+  if (o.symmetric_search) kind.concrete_symmetry = setup.concrete_symmetry;
+  kind.has_property = setup.has_property;
+  kind.orbit_search_calls = setup.symmetric_head_start;
+  kind.violates = [&abs](StateView a) { return abs.Violates(a); };
+  kind.facts = [&abs, joint](const StateStore& part) {
+    std::vector<std::uint8_t> bytes;
+    if (joint) abs.Facts(part).Write(bytes);
+    return bytes;
+  };
+  using Post = distributed::PostOf<cpds::TopKAbstraction::ClosureOracle>;
+  kind.oracle = [&abs, &cpds, joint](const std::vector<std::vector<std::uint8_t>>& all)
+      -> std::unique_ptr<distributed::AbstractPost> {
+    if (!joint) return std::make_unique<Post>(abs.MakeStaticOracle());
+    cpds::VisibleFacts facts(cpds);
+    for (const std::vector<std::uint8_t>& part : all) {
+      if (!facts.Read(part)) throw std::runtime_error("a process sent facts it cannot read");
+    }
+    return std::make_unique<Post>(abs.MakeOracle(facts));
+  };
+  return kind;
+}
+
 Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
   std::optional<front::LoadedCpds> read;
   std::string error;
@@ -135,6 +169,8 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
     return CheckClosure(abs, set, checks);
   };
+  if (o.upper_bound != "off")
+    property.sandwich = SandwichOf(abs, loaded.cpds, o, loaded.target.has_value());
   // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
   // `druba check` decides.
   run::RunOptions request;
@@ -248,6 +284,16 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
                         {"peak_rss_mb_by_process", r.peak_rss_mb_by_process},
                         {"time_s", v.time_s}};
     j["abstract_states"] = r.abstract_states ? nlohmann::json(*r.abstract_states) : nullptr;
+    if (v.upper_bound) {  // as druba's report
+      j["upper_bound"] = *v.upper_bound;
+      j["upper_bound_passes"] = v.upper_bound_stats.passes;
+      j["upper_bound_successors"] = v.upper_bound_stats.successors;
+      j["upper_bound_time_s"] = v.upper_bound_stats.time_s;
+      j["symmetric_reached"] = v.symmetric_reached;
+      j["symmetric_search_states"] = v.symmetric_search_states;
+      j["symmetric_search_calls"] = v.symmetric_search_calls;
+    }
+    if (!v.upper_bound_note.empty()) j["upper_bound_note"] = v.upper_bound_note;
     if (!d.trace.empty()) {
       j["property"] = d.property;
       j["trace"] = nlohmann::json::parse(TraceFileOf(o, d))["steps"];
@@ -268,6 +314,16 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
   if (r.abstract_states) fmt::print(", abstract states: {}", *r.abstract_states);
   double rss = 0;
   for (const double mb : r.peak_rss_mb_by_process) rss += mb;
+  if (v.upper_bound) {
+    fmt::print("\nupper bound O: {} abstract states, {} passes, {} abstract successors, {:.2f} s",
+               *v.upper_bound, v.upper_bound_stats.passes, v.upper_bound_stats.successors,
+               v.upper_bound_stats.time_s);
+  }
+  if (v.symmetric_search_calls > 0) {
+    fmt::print("\nsearch over orbits: {} states, {} successor calls, Sym(U) {} abstract states",
+               v.symmetric_search_states, v.symmetric_search_calls, v.symmetric_reached);
+  }
+  if (!v.upper_bound_note.empty()) fmt::print("\nupper bound: {}", v.upper_bound_note);
   fmt::print("\nsent: {} states, {} bytes, in {} messages over {} exchanges\n", r.states_sent,
              r.bytes_sent, r.messages, r.exchanges);
   fmt::print("time: {:.2f} s; peak memory per process: {:.1f} MB (sum {:.1f} MB)\n", v.time_s,
@@ -303,6 +359,18 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   if (!test) {
     sub->add_option("--certificate", o.certificate,
                     "a safe verdict's certificate, which `druba check` decides");
+    sub->add_option("--upper-bound", o.upper_bound,
+                    "the sandwich proof's O, computed first where druba computes it first (a "
+                    "target or --deadlock, or interchangeable threads): auto and joint (pops by "
+                    "the may-lie-below relation computed with O), static, or off (the paper's "
+                    "proof alone)")
+        ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
+    sub->add_option_function<std::string>(
+           "--symmetric-search",
+           [&o](const std::string& value) { o.symmetric_search = value == "on"; },
+           "with interchangeable threads, the lower bound by a search over one state per orbit "
+           "(on, the default; its first 4M successor calls, as druba's), or not (off)")
+        ->check(CLI::IsMember({"on", "off"}));
   }
   sub->add_option("--dump-abstract", o.dump_abstract,
                   ".pds: the reached abstract states, one per line, sorted (as druba's)");
@@ -321,8 +389,9 @@ int Main(int argc, char** argv) {
              "R(rounds, delays): the states reached, by hash over the processes, and any violation",
              o);
   AddOptions(app, "verify",
-             "the paper's proof (plateaus and the closure test, as druba verify --upper-bound off "
-             "--symmetric-search off --exhaust-share 0), or a violation",
+             "the sandwich proof where druba computes O first (a target, or interchangeable "
+             "threads), else the paper's proof (plateaus and the closure test), or a violation: "
+             "as druba verify --exhaust-share 0",
              o);
   try {
     app.parse(argc, argv);
@@ -345,6 +414,7 @@ int Main(int argc, char** argv) {
                        .c_str());
     };
   }
+  o.request.gather_answer = !o.certificate.empty() || !o.dump_abstract.empty();
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   LimitWatch limits({o.time_limit_s, o.memory_limit_mb}, &g_interrupted);

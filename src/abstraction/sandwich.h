@@ -24,6 +24,17 @@
 
 namespace druba {
 
+// The reasons of a `safe` from O (also the distributed run's, src/distributed).
+inline std::string UpperBoundProofReason(std::size_t size) {
+  return "no abstract state of the upper bound O (" + std::to_string(size) +
+         " states, closed under every action) violates the property";
+}
+inline std::string SandwichProofReason(std::size_t size) {
+  return "the upper bound O (" + std::to_string(size) +
+         " abstract states, closed under every action) equals the reached abstract states closed "
+         "under the thread symmetry, so it is exactly alpha(R)";
+}
+
 template <ExplorableModel Model, Abstraction Abs>
 class SandwichProof {
  public:
@@ -75,8 +86,7 @@ class SandwichProof {
       answered_by_upper_ = true;
       result.verdict = Verdict::kSafe;
       result.proof = Proof::kUpperBound;
-      result.reason = "no abstract state of the upper bound O (" + std::to_string(upper_->size()) +
-                      " states, closed under every action) violates the property";
+      result.reason = UpperBoundProofReason(upper_->size());
       return true;
     }
     if (violating) {
@@ -147,9 +157,7 @@ class SandwichProof {
     result.lower_bound_by_symmetric_search = before < upper_->size();
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kSandwich;
-    result.reason = "the upper bound O (" + std::to_string(upper_->size()) +
-                    " abstract states, closed under every action) equals the reached abstract "
-                    "states closed under the thread symmetry, so it is exactly alpha(R)";
+    result.reason = SandwichProofReason(upper_->size());
     return true;
   }
 

@@ -140,15 +140,24 @@ VisibleFacts VisibleFacts::OfTopK(const Cpds& cpds, const StateStore& set, std::
 void VisibleFacts::Add(const Symbol* tuple) {
   const std::size_t n = lhs_.size();
   const Shared g = tuple[0];
+  // The rules enabled in the tuple, found once per thread (not once per pair of threads).
+  enabled_.assign(n, nullptr);
+  bool any = false;
+  for (std::uint32_t other = 0; other < n; ++other) {
+    if (tuple[1 + other] == kBottom) continue;
+    const auto it = lhs_[other].find(Key(g, tuple[1 + other]));
+    if (it == lhs_[other].end()) continue;
+    enabled_[other] = &it->second;
+    any = true;
+  }
   for (std::uint32_t thread = 0; thread < n; ++thread) {
     const Symbol x = tuple[1 + thread];
     if (x == kBottom) continue;
     visible_[thread].insert(Key(g, x));
+    if (!any) continue;
     for (std::uint32_t other = 0; other < n; ++other) {
-      if (other == thread || tuple[1 + other] == kBottom) continue;
-      const auto it = lhs_[other].find(Key(g, tuple[1 + other]));
-      if (it == lhs_[other].end()) continue;
-      for (const std::uint32_t i : it->second) {
+      if (other == thread || enabled_[other] == nullptr) continue;
+      for (const std::uint32_t i : *enabled_[other]) {
         const Shared g2 = cpds_->threads[other].rules[i].new_shared;
         if (g2 != g) env_[thread][Key(g, x)].insert(g2);
       }

@@ -90,7 +90,8 @@ class VisibleFacts {
   const Cpds* cpds_;
   // Per thread: (shared, top) -> the rules that match.
   std::vector<absl::flat_hash_map<std::uint64_t, std::vector<std::uint32_t>>> lhs_;
-  std::vector<absl::flat_hash_set<std::uint64_t>> visible_;                           // (g, x)
+  std::vector<const std::vector<std::uint32_t>*> enabled_;   // Add's: per thread, its rules
+  std::vector<absl::flat_hash_set<std::uint64_t>> visible_;  // (g, x)
   std::vector<absl::flat_hash_map<std::uint64_t, absl::flat_hash_set<Shared>>> env_;  // -> g2
 };
 

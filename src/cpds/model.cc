@@ -69,16 +69,33 @@ std::string CpdsModel::DescribeRule(std::uint32_t thread, std::uint32_t action) 
   return RuleToString(r) + " (" + cpds_.file + ":" + std::to_string(r.line) + ")";
 }
 
+void CpdsModel::AppendStack(StackId stack, std::vector<std::uint8_t>& out) const {
+  std::uint64_t depth = 0;
+  for (StackId id = stack; id != StackTable::kEmpty; id = stacks_.Rest(id)) ++depth;
+  PutVarint(depth, out);
+  for (StackId id = stack; id != StackTable::kEmpty; id = stacks_.Rest(id)) {
+    PutVarint(stacks_.Top(id), out);
+  }
+}
+
 void CpdsModel::Encode(StateView state, std::vector<std::uint8_t>& out) const {
   PutVarint(state[0], out);
+  for (std::size_t t = 0; t < cpds_.threads.size(); ++t) AppendStack(state[1 + t], out);
+}
+
+void CpdsModel::EncodeCanonical(StateView state, const ThreadSymmetry& symmetry,
+                                std::vector<std::uint8_t>& out) const {
+  std::vector<std::uint8_t>& bytes = canonical_bytes_;
+  bytes.clear();
+  PutVarint(state[0], bytes);
+  const std::size_t head = bytes.size();
+  std::vector<std::size_t>& ends = canonical_ends_;
+  ends.clear();
   for (std::size_t t = 0; t < cpds_.threads.size(); ++t) {
-    std::uint64_t depth = 0;
-    for (StackId id = state[1 + t]; id != StackTable::kEmpty; id = stacks_.Rest(id)) ++depth;
-    PutVarint(depth, out);
-    for (StackId id = state[1 + t]; id != StackTable::kEmpty; id = stacks_.Rest(id)) {
-      PutVarint(stacks_.Top(id), out);
-    }
+    AppendStack(state[1 + t], bytes);
+    ends.push_back(bytes.size());
   }
+  AppendSortedParts(bytes, head, ends, symmetry, canonical_order_, out);
 }
 
 bool CpdsModel::Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words) {

@@ -69,10 +69,16 @@ class CpdsModel {
   // varints (explore/portable.h); Decode interns the stacks in this model's table.
   void Encode(StateView state, std::vector<std::uint8_t>& out) const;
   bool Decode(std::span<const std::uint8_t> bytes, std::vector<Word>& words);
+  // OrbitModel: Encode's bytes with the stacks of each class of `symmetry` in byte order. Not for
+  // concurrent calls (it writes into buffers of the model).
+  void EncodeCanonical(StateView state, const ThreadSymmetry& symmetry,
+                       std::vector<std::uint8_t>& out) const;
   // "2 13 -> 2 -" with the line it stands on.
   std::string DescribeRule(std::uint32_t thread, std::uint32_t action) const;
 
  private:
+  // A stack's depth, then its symbols top to bottom.
+  void AppendStack(StackId stack, std::vector<std::uint8_t>& out) const;
   template <class F>
   void Successors(StateView state, std::uint32_t thread, std::vector<Word>& out, F& yield) {
     const StackId stack = state[1 + thread];
@@ -110,6 +116,10 @@ class CpdsModel {
   StackTable stacks_;
   std::vector<Word> initial_;
   std::vector<Word> out_;
+  // EncodeCanonical's buffers.
+  mutable std::vector<std::uint8_t> canonical_bytes_;
+  mutable std::vector<std::size_t> canonical_ends_;
+  mutable std::vector<std::size_t> canonical_order_;
   // Per thread: rule indices sorted by (shared, top), and (shared, top) -> [begin, end) into them.
   std::vector<std::vector<std::uint32_t>> order_;
   std::vector<absl::flat_hash_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>>> index_;
@@ -118,7 +128,7 @@ class CpdsModel {
 // Its contract with the engine (explore/model.h), stated where a new kind would copy it from.
 static_assert(ExplorableModel<CpdsModel>);
 static_assert(ConcurrentModel<CpdsModel>);
-static_assert(DistributableModel<CpdsModel>);
+static_assert(OrbitModel<CpdsModel>);
 
 std::string StackToString(const Stack& bottom_to_top);
 std::string RuleToString(const Rule& rule);

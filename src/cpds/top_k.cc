@@ -32,7 +32,10 @@ VisibleFacts TopKAbstraction::Facts(const StateStore& reached) const {
 }
 
 TopKAbstraction::ClosureOracle TopKAbstraction::MakeClosureOracle(const StateStore& reached) const {
-  const VisibleFacts facts = Facts(reached);
+  return MakeOracle(Facts(reached));
+}
+
+TopKAbstraction::ClosureOracle TopKAbstraction::MakeOracle(const VisibleFacts& facts) const {
   return ClosureOracle(*this, &facts);
 }
 

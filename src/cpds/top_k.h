@@ -70,8 +70,10 @@ class TopKAbstraction {
   // Pop successors, with what may lie below drawn from the relations of below.h relative to
   // `reached` (their soundness argument is there).
   ClosureOracle MakeClosureOracle(const StateStore& reached) const;
-  // What those relations read off `reached` (merged over the parts of a set, the whole set's).
+  // What those relations read off `reached` (merged over the parts of a set, the whole set's),
+  // and the oracle made from them.
   VisibleFacts Facts(const StateStore& reached) const;
+  ClosureOracle MakeOracle(const VisibleFacts& facts) const;
   // Pop successors drawn from the relations of below.h with every tuple visible: sound without
   // any reached set (the static relation of a sandwich proof's upper bound).
   ClosureOracle MakeStaticOracle() const;

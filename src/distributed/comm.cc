@@ -103,6 +103,32 @@ std::vector<std::vector<std::uint8_t>> Comm::Gather(const std::vector<std::uint8
   return out;
 }
 
+std::vector<std::vector<std::uint8_t>> Comm::AllGather(
+    const std::vector<std::uint8_t>& mine) const {
+  const auto n = static_cast<std::size_t>(size_);
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(n);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  const std::vector<int> offsets = Offsets(counts);
+  std::vector<std::uint8_t> all(Total(counts));
+  MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
+                 MPI_COMM_WORLD);
+  std::vector<std::vector<std::uint8_t>> out;
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto begin = all.begin() + offsets[p];
+    out.emplace_back(begin, begin + counts[p]);
+  }
+  return out;
+}
+
+bool Comm::AnyStopped(bool stopped, std::string& reason) const {
+  const auto none = static_cast<std::uint64_t>(size_);
+  const std::uint64_t first = Min(stopped ? static_cast<std::uint64_t>(rank_) : none);
+  if (first == none) return false;
+  reason = Broadcast(reason, static_cast<int>(first));
+  return true;
+}
+
 std::string Comm::Broadcast(const std::string& text, int from) const {
   auto length = static_cast<std::uint64_t>(text.size());
   MPI_Bcast(&length, 1, MPI_UINT64_T, from, MPI_COMM_WORLD);

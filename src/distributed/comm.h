@@ -38,8 +38,13 @@ class Comm {
   std::vector<std::uint8_t> Exchange(const std::vector<std::vector<std::uint8_t>>& outboxes);
   // At process 0: every process's bytes, by rank; elsewhere: empty.
   std::vector<std::vector<std::uint8_t>> Gather(const std::vector<std::uint8_t>& mine) const;
+  // Every process's bytes, by rank, at every process.
+  std::vector<std::vector<std::uint8_t>> AllGather(const std::vector<std::uint8_t>& mine) const;
   // `text` of process `from`, at every process.
   std::string Broadcast(const std::string& text, int from) const;
+  // Whether some process stopped (`stopped` there), and if so, at every process, the reason of the
+  // first one that did.
+  bool AnyStopped(bool stopped, std::string& reason) const;
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   std::uint64_t messages_sent() const { return messages_sent_; }

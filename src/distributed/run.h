@@ -1,13 +1,17 @@
 // One distributed run, for any model kind: the search at every process (search.h), the property
 // checked on each state a process stores, its abstract states gathered at process 0, and the
-// figures and the verdict there. `test` reaches fixed bounds; `verify` is the paper's proof: Alg.
-// 1's schedule of raises (abstraction/plateau_schedule.h, which PlateauDriver follows too) and
-// Thm. 7's closure test at process 0, without the sandwich proof, the search over orbits or the
-// exact search after a failed test (what `druba verify --upper-bound off --symmetric-search off
-// --exhaust-share 0` computes, and the tests compare). After each raise, process 0 adds the
-// abstract states new at each process to the union, counts those new to it and tells every
-// process, so that all take the same next raise. Kind-free: the front end hands over the model
-// and the property (mpi/main.cc).
+// figures and the verdict there. `test` reaches fixed bounds. `verify` first tries the sandwich
+// proof where druba computes O before any exploration (a property given, or interchangeable
+// threads): O by every process (upper_bound.h), then, with interchangeable threads, the search
+// over one state per orbit (orbit_search.h) until the reached abstract states, closed under the
+// symmetry, cover O. Otherwise, or where that did not answer, the paper's proof: Alg. 1's schedule
+// of raises (abstraction/plateau_schedule.h, which PlateauDriver follows too) and Thm. 7's closure
+// test at process 0, without druba's O beside the exploration, its search over orbits beside the
+// Round-Robin one, or its exact search after a failed test (what `druba verify --exhaust-share 0`
+// computes where O answers first, and with --upper-bound off --symmetric-search off otherwise; the
+// tests compare both). After each raise, process 0 adds the abstract states new at each process
+// to the union, counts those new to it and tells every process, so that all take the same next
+// raise. Kind-free: the front end hands over the model and the property (mpi/main.cc).
 #pragma once
 
 #include <algorithm>
@@ -22,10 +26,13 @@
 #include "abstraction/abstraction.h"
 #include "abstraction/plateau_schedule.h"
 #include "abstraction/run_result.h"
+#include "abstraction/sandwich.h"
 #include "abstraction/verdict.h"
 #include "common/resources.h"
 #include "distributed/comm.h"
+#include "distributed/orbit_search.h"
 #include "distributed/search.h"
+#include "distributed/upper_bound.h"
 #include "explore/state_store.h"
 #include "explore/trace.h"
 
@@ -35,7 +42,8 @@ struct Request {
   Bounds bounds;          // test: the bounds to reach
   bool stepwise = false;  // test: reach them one raise at a time (as verify does), not at once
   std::size_t batch_bytes = kDefaultBatchBytes;
-  Progress progress;  // with progress_interval_s > 0: reports at process 0
+  bool gather_answer = false;  // verify: O gathered at process 0 when it answers (a certificate)
+  Progress progress;           // with progress_interval_s > 0: reports at process 0
   double progress_interval_s = 0;
 };
 
@@ -47,6 +55,8 @@ struct Property {
   std::size_t abstract_width = 0;  // 0: no abstract states
   std::function<void(StateView, std::span<Word>)> abstract;
   std::function<std::optional<ClosureFailure>(const StateStore&, std::uint64_t*)> closure;
+  // verify: the sandwich proof (upper_bound.h), where the kind has it.
+  std::optional<SandwichKind> sandwich;
 };
 
 // The run's outcome, complete at process 0.
@@ -139,6 +149,7 @@ class Run {
   Outcome Verify() {
     RunResult& result = out_.result;
     const std::uint32_t n = model_->num_threads();
+    if (property_->sandwich && Sandwich(*property_->sandwich)) return Finish();
     const auto over = [this](RaiseEvent::Dim dim) { return !Raise(dim); };
     if (RaiseToPlateau(n, result, over)) return Finish();
     if (!MeetsTheorem7(search_.bounds(), result, n)) {
@@ -163,6 +174,85 @@ class Run {
   }
 
  private:
+  // The sandwich proof where druba computes O before any exploration: with a property (O free of
+  // violations answers) or with interchangeable threads (then the search over orbits seeks the
+  // lower bound, as druba's head start does). True when it answered. Where it did not, the paper's
+  // proof follows, without druba's search over orbits beside the Round-Robin one.
+  bool Sandwich(const SandwichKind& kind) {
+    RunResult& result = out_.result;
+    const bool orbits = !kind.concrete_symmetry.classes.empty();
+    if (!kind.has_property && !orbits) return false;
+    DistributedUpperBound upper(*comm_, kind, request_.batch_bytes, limits_);
+    std::vector<Word> a(kind.width);
+    model_->ForEachInitial([&](StateView s) {
+      property_->abstract(s, std::span<Word>(a));
+      upper.AddInitial(StateView(a));
+    });
+    const auto status = upper.Run();
+    result.upper_bound_stats = upper.stats();
+    if (status != DistributedUpperBound::Status::kDone) {
+      result.upper_bound_note = "no upper bound: " + upper.stop_reason();
+      return false;
+    }
+    const std::uint64_t size = upper.size();
+    result.upper_bound = size;
+    bool violating = false;
+    for (std::uint32_t id = 0; id < upper.part().size() && !violating; ++id) {
+      violating = kind.violates(upper.part().Get(id));
+    }
+    if (comm_->Max(violating ? 1 : 0) != 0) {
+      result.upper_bound_note = "the upper bound holds a state that violates the property";
+      return false;
+    }
+    if (kind.has_property) {
+      result.proof = Proof::kUpperBound;
+      result.reason = UpperBoundProofReason(size);
+      return Answer(upper);
+    }
+    if constexpr (OrbitModel<Model>) {
+      DistributedOrbitSearch<Model> lower(*comm_, *model_, kind, property_->abstract, upper.part(),
+                                          size, request_.batch_bytes, limits_);
+      const auto found = lower.Run();
+      result.symmetric_search_states = lower.states();
+      result.symmetric_search_calls = lower.successor_calls();
+      result.symmetric_reached = lower.reached();
+      using Found = typename DistributedOrbitSearch<Model>::Status;
+      if (found == Found::kCovered) {
+        result.lower_bound_by_symmetric_search = true;
+        result.proof = Proof::kSandwich;
+        result.reason = SandwichProofReason(size);
+        return Answer(upper);
+      }
+      result.upper_bound_note =
+          found == Found::kStopped ? "the search over orbits stopped: " + lower.stop_reason()
+          : found == Found::kExhausted
+              ? "the states reached under free scheduling, closed under the thread symmetry, do "
+                "not cover O"
+              : "the search over orbits did not cover O within its " +
+                    std::to_string(kind.orbit_search_calls) + " successor calls";
+    }
+    return false;
+  }
+
+  // O answered: safe, with O the abstract set (gathered at process 0 when asked for).
+  bool Answer(const DistributedUpperBound& upper) {
+    out_.result.verdict = Verdict::kSafe;
+    answered_size_ = upper.size();
+    if (!request_.gather_answer) return true;
+    std::vector<std::uint8_t> bytes;
+    for (std::uint32_t id = 0; id < upper.part().size(); ++id) {
+      QueueAbstract(upper.part().Get(id), bytes);
+    }
+    const std::vector<std::vector<std::uint8_t>> parts = comm_->Gather(bytes);
+    if (comm_->rank() != 0) return true;
+    union_.emplace(property_->abstract_width);
+    for (const std::vector<std::uint8_t>& part : parts) {
+      ForEachAbstract(part, property_->abstract_width,
+                      [this](StateView abstract) { union_->FindOrInsert(abstract); });
+    }
+    return true;
+  }
+
   // One raise of the search (kStart: to `start`), recorded with the number of abstract states new
   // to the union; false when the search stopped.
   bool Raise(RaiseEvent::Dim dim, Bounds start = {}) {
@@ -229,7 +319,11 @@ class Run {
     out_.states_sent = comm_->Sum(search_.states_sent());
     out_.messages = comm_->Sum(comm_->messages_sent());
     out_.exchanges = comm_->exchanges();
-    if (union_) out_.abstract_states = union_->size();
+    if (answered_size_) {
+      out_.abstract_states = *answered_size_;
+    } else if (union_) {
+      out_.abstract_states = union_->size();
+    }
     search_.ProcessFigures(/*peak=*/true, out_.states_by_process, out_.peak_rss_mb_by_process);
     result.time_s = limits_->clock().Seconds();
     return std::move(out_);
@@ -242,7 +336,9 @@ class Run {
   LimitWatch* limits_;
   detail::Listener listener_;
   DistributedSearch<Model, detail::Listener> search_;
-  std::optional<StateStore> union_;  // at process 0: every process's abstract states
+  // At process 0: every process's abstract states (O, when O answered and was gathered).
+  std::optional<StateStore> union_;
+  std::optional<std::uint64_t> answered_size_;  // |O|, when O answered
   Outcome out_;
 };
 

@@ -211,10 +211,8 @@ class DistributedSearch {
 
   // Whether some process has stopped; if so every process stops, with the reason of the first.
   bool AnyStopped() {
-    const std::uint64_t first = comm_->Min(stopped_ ? static_cast<std::uint64_t>(comm_->rank())
-                                                    : static_cast<std::uint64_t>(comm_->size()));
-    if (first == static_cast<std::uint64_t>(comm_->size())) return false;
-    const std::string reason = comm_->Broadcast(stop_reason_, static_cast<int>(first));
+    std::string reason = stop_reason_;
+    if (!comm_->AnyStopped(stopped_, reason)) return false;
     Stop(reason);
     return true;
   }

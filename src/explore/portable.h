@@ -4,12 +4,14 @@
 // tables. Equal states give equal bytes, so a hash of the bytes names the same owner everywhere.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "explore/canonical.h"
 #include "explore/model.h"
 
 namespace druba {
@@ -23,6 +25,45 @@ concept DistributableModel = ExplorableModel<M> &&
   model.Encode(state, out);
   { model.Decode(bytes, words) } -> std::convertible_to<bool>;
 };
+
+// A model whose threads may be interchangeable (explore/canonical.h) also writes the canonical
+// bytes of a state: the same for every state of one orbit of `symmetry`, and the bytes of a state
+// of that orbit (so that the hash of the orbit names one owner everywhere, and the owner reads a
+// state of it). The canonical form of explore/canonical.h orders components by words, which may
+// be ids of one process's tables; these order them by bytes.
+template <class M>
+concept OrbitModel = DistributableModel<M> &&
+    requires(M& model, StateView state, const ThreadSymmetry& symmetry,
+             std::vector<std::uint8_t>& out) {
+  model.EncodeCanonical(state, symmetry, out);
+};
+
+// For a state written as a head and then one part per thread (thread t's part ends at ends[t]):
+// appends to `out` the head and the parts with those of each class of `symmetry` in byte order.
+inline void AppendSortedParts(std::span<const std::uint8_t> bytes, std::size_t head,
+                              const std::vector<std::size_t>& ends, const ThreadSymmetry& symmetry,
+                              std::vector<std::size_t>& order, std::vector<std::uint8_t>& out) {
+  const auto part = [&](std::size_t t) {
+    const std::size_t begin = t == 0 ? head : ends[t - 1];
+    return bytes.subspan(begin, ends[t] - begin);
+  };
+  order.resize(ends.size());
+  for (std::size_t t = 0; t < ends.size(); ++t) order[t] = t;
+  for (const std::vector<std::uint32_t>& cls : symmetry.classes) {
+    std::vector<std::size_t> members(cls.begin(), cls.end());
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      const auto x = part(a);
+      const auto y = part(b);
+      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+    });
+    for (std::size_t i = 0; i < cls.size(); ++i) order[cls[i]] = members[i];
+  }
+  out.insert(out.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(head));
+  for (const std::size_t t : order) {
+    const auto x = part(t);
+    out.insert(out.end(), x.begin(), x.end());
+  }
+}
 
 // Unsigned LEB128: 7 bits a byte, low bits first.
 inline void PutVarint(std::uint64_t value, std::vector<std::uint8_t>& out) {

@@ -4,10 +4,13 @@
 #   test: `druba test` and `druba-mpi test --stepwise` (the bounds reached one raise at a time, in
 #     batches of 4 KiB): the verdict, concrete states, keys, Pareto pairs and (.pds) abstract
 #     states;
-#   verify: `druba verify --upper-bound off --symmetric-search off --exhaust-share 0` (the paper's
-#     proof alone) and `druba-mpi verify`: that, and the proof, the final bounds and the successor
-#     calls; a safe verdict's certificate is druba's, byte for byte, and `druba check` finds it
-#     valid.
+#   verify: `druba verify --exhaust-share 0` (no exact search after a failed closure test, which
+#     druba-mpi does not have) and `druba-mpi verify`, with the same options: that, and the proof,
+#     the final bounds, the successor calls, and |O| and its passes where O was computed; a safe
+#     verdict's certificate and (.pds) its --dump-abstract file are druba's, byte for byte, and
+#     `druba check` finds the certificate valid. (Where
+#     druba computes O beside the exploration, without a property or interchangeable threads,
+#     druba-mpi does not: such a model is compared with --upper-bound off.)
 # Of a violation only the verdict and (verify) the bounds agree: the searches stop at different
 # points (and test --stepwise reaches the bounds another way). Its trace, walked back across the
 # processes, must replay with single-process `druba replay`.
@@ -23,20 +26,34 @@ fields() {  # the fields compared, of a --json report on stdin
 r = json.loads(sys.stdin.read())
 keys = ["verdict", "concrete_states", "keys", "pareto_pairs"]
 keys += ["abstract_states"] if sys.argv[1] == "1" else []
-keys += ["proof", "rounds", "delays", "image_calls"] if sys.argv[2] == "verify" else []
+keys += ["proof", "rounds", "delays", "image_calls", "upper_bound", "upper_bound_passes"] \
+    if sys.argv[2] == "verify" else []
 if r["verdict"] == "violation":
   keys = ["verdict"] + (["rounds", "delays"] if sys.argv[2] == "verify" else [])
 if r["verdict"] == "unknown":
   keys = ["verdict"]  # a limit (or a value too large) stopped both, at different points
-print(" ".join(str(r[k]) for k in keys))' "$abstract" "$command" 2>/dev/null || echo "no report"
+if r.get("upper_bound") is None:  # O not computed: druba says 0 passes, druba-mpi nothing
+  keys = [k for k in keys if k != "upper_bound_passes"]
+print(" ".join(str(r.get(k)) for k in keys))' "$abstract" "$command" 2>/dev/null || echo "no report"
 }
+# `druba check` takes the model's options, not the proof's.
+checked=()
+skip=0
+for arg in "$@"; do
+  if [ $skip = 1 ]; then skip=0; continue; fi
+  case $arg in --upper-bound|--symmetric-search) skip=1 ;; *) checked+=("$arg") ;; esac
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 own=()
 mine=(--batch-bytes 4096)
 if [ "$command" = verify ]; then
-  own=(--upper-bound off --symmetric-search off --exhaust-share 0 --certificate "$work/own.json")
+  own=(--exhaust-share 0 --certificate "$work/own.json")
   mine+=(--certificate "$work/certificate.json")
+  if [ $abstract = 1 ]; then
+    own+=(--dump-abstract "$work/own.txt")
+    mine+=(--dump-abstract "$work/dump.txt")
+  fi
 else
   mine+=(--stepwise)
 fi
@@ -62,12 +79,17 @@ for np in $counts; do
         echo "FAIL: the certificate of $np processes is not druba's"
         status=1
       fi
-      check=$("$druba" check "$@" --certificate "$work/certificate.json" 2>&1 || true)
+      check=$("$druba" check "${checked[@]}" --certificate "$work/certificate.json" 2>&1 || true)
       case $check in
         *"certificate valid"*) echo "ok: its certificate is druba's: $check" ;;
         *) echo "FAIL: the certificate of $np processes: $check"; status=1 ;;
       esac
       rm -f "$work/certificate.json"
+      if [ $abstract = 1 ] && ! cmp -s "$work/own.txt" "$work/dump.txt"; then
+        echo "FAIL: the abstract states of $np processes (--dump-abstract) are not druba's"
+        status=1
+      fi
+      rm -f "$work/dump.txt"
       ;;
     violation*)
       replay=$("$druba" replay "$1" --trace "$work/trace.json" 2>&1 || true)

@@ -4,6 +4,7 @@
 // states give distinct bytes, and bytes that are not a state are refused.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -18,6 +19,7 @@
 #include "cpds/reader.h"
 #include "cpds/top_k.h"
 #include "drb/parser.h"
+#include "explore/canonical.h"
 #include "explore/portable.h"
 #include "explore/state_store.h"
 #include "predabs/model.h"
@@ -89,6 +91,39 @@ TEST(PortableTest, CpdsStatesTravelWithTheirStacks) {
   bytes[0] = 0x7F;  // a shared state the model does not have
   std::vector<Word> refused;
   EXPECT_FALSE(to.Decode(bytes, refused));
+}
+
+// Canonical bytes (OrbitModel) name orbits as the canonical form of explore/canonical.h does: two
+// reachable states get the same bytes exactly when they lie in one orbit, and the bytes are those
+// of a state of that orbit (read back, they give their own canonical bytes again), whatever the
+// reading model's stack ids.
+TEST(PortableTest, CanonicalBytesNameOrbits) {
+  const std::string dir = std::string(DRUBA_BENCHMARKS) + "/08_Stefan-1/";
+  const cpds::Cpds system = cpds::ParsePds(ReadFile(dir + "stefan-4.pds"), "stefan-4.pds", nullptr);
+  const cpds::InitialState init =
+      cpds::ParseInit(ReadFile(dir + "stefan-4.init"), "stefan-4.init", system);
+  cpds::CpdsModel from(system, init);
+  cpds::CpdsModel to(system, init);
+  to.ForEachSuccessor(StateView(Reachable(to, 1)[0]), 1, [](std::uint32_t, StateView) {});
+  const ThreadSymmetry symmetry{1, 1, {{0, 1, 2, 3}}};
+  const CanonicalForm form(symmetry);
+  std::map<std::vector<Word>, std::string> by_form;
+  std::map<std::string, std::vector<Word>> by_bytes;
+  std::vector<Word> canonical(from.state_width());
+  for (const std::vector<Word>& state : Reachable(from, 4000)) {
+    std::vector<std::uint8_t> bytes;
+    from.EncodeCanonical(StateView(state), symmetry, bytes);
+    const std::string text(bytes.begin(), bytes.end());
+    form.Apply(StateView(state), std::span<Word>(canonical));
+    EXPECT_EQ(by_form.emplace(canonical, text).first->second, text);
+    EXPECT_EQ(by_bytes.emplace(text, canonical).first->second, canonical);
+    std::vector<Word> read;
+    ASSERT_TRUE(to.Decode(bytes, read));
+    std::vector<std::uint8_t> again;
+    to.EncodeCanonical(StateView(read), symmetry, again);
+    EXPECT_EQ(std::string(again.begin(), again.end()), text);
+  }
+  EXPECT_GT(by_form.size(), 200U);
 }
 
 // The facts the may-lie-below relation reads off a set (cpds/below.h), read off its parts by

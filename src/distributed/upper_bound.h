@@ -1,0 +1,286 @@
+// The upper bound O of the sandwich proof (DESIGN.md section 8; one process:
+// abstraction/upper_bound.h) computed by several processes. Each abstract state belongs to the
+// process a hash of it names that is the same for every state of its orbit under the thread
+// symmetry (AbstractOwners), so a state's whole orbit lives at one process, which the lower
+// bound's test (orbit_search.h) relies on. Abstract words are self-contained (a kind's abstract
+// state names shared states and symbols, never ids of a table of one process), so they travel as
+// they are.
+//
+// The same Kleene iteration as one process's: each pass makes the oracle from the set as it
+// stands, and expands every state with it, those the pass adds included. The oracle reads the set
+// only through facts that merge by union (for CPDS the may-lie-below relation's VisibleFacts), so
+// each process reads its part's facts, every process gets every part's, and all make the same
+// oracle. A pass is supersteps: each process expands its unexpanded states until its outgoing
+// successors reach the batch size, sends them to their owners in one exchange, and the owners
+// insert them; the pass ends when no process has a state left to expand. Then, as in one process:
+// no growth, or an oracle made from the grown set that enumerates the same successors (SameAs),
+// ends the iteration. Every pass computes the closure of the same set under the same oracle as one
+// process, whatever the order, so O, its size, the passes and the successors enumerated are the
+// single-process ones (tests/distributed).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "abstraction/upper_bound.h"
+#include "common/resources.h"
+#include "distributed/comm.h"
+#include "explore/canonical.h"
+#include "explore/state_store.h"
+
+namespace druba::distributed {
+
+// The abstract post of every action of every thread, with what the abstraction hides resolved by
+// an oracle made from a set (abstraction/upper_bound.h).
+class AbstractPost {
+ public:
+  virtual ~AbstractPost() = default;
+  virtual void ForEachSuccessor(StateView abstract,
+                                const std::function<void(StateView)>& yield) const = 0;
+  // Whether `other` (made by the same kind) enumerates the same successors.
+  virtual bool SameAs(const AbstractPost& other) const = 0;
+};
+
+// A kind's closure oracle (abstraction/abstraction.h: ForEachAbstractSuccessor, SameAs) as an
+// AbstractPost.
+template <class Oracle>
+class PostOf final : public AbstractPost {
+ public:
+  explicit PostOf(Oracle oracle) : oracle_(std::move(oracle)) {}
+  void ForEachSuccessor(StateView abstract,
+                        const std::function<void(StateView)>& yield) const override {
+    oracle_.ForEachAbstractSuccessor(
+        abstract,
+        [&](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView to) { yield(to); });
+  }
+  bool SameAs(const AbstractPost& other) const override {
+    return oracle_.SameAs(static_cast<const PostOf&>(other).oracle_);
+  }
+
+ private:
+  Oracle oracle_;
+};
+
+// What the sandwich proof needs from a model kind, over its abstract states.
+struct SandwichKind {
+  std::size_t width = 0;
+  ThreadSymmetry symmetry;           // of the abstract states (classes may be empty)
+  ThreadSymmetry concrete_symmetry;  // of the concrete states; empty classes: no orbit search
+  bool has_property = false;         // a property was given: O free of violations answers
+  // The facts the oracle reads off a part of the set, as bytes; the oracle made from every
+  // process's facts.
+  std::function<std::vector<std::uint8_t>(const StateStore& part)> facts;
+  std::function<std::unique_ptr<AbstractPost>(const std::vector<std::vector<std::uint8_t>>& all)>
+      oracle;
+  std::function<bool(StateView abstract)> violates;
+  // The search over orbits stops unanswered after this many successor calls (summed over the
+  // processes), as druba's head start (SandwichSetup::symmetric_head_start).
+  std::uint64_t orbit_search_calls = std::uint64_t{1} << 22;
+};
+
+// Owners of abstract states: by a hash that is the same for every state of an orbit, without
+// computing the canonical form (sorting each successor's components cost more than the rest of
+// the upper bound's work): the words before the components and the fixed threads' components in
+// order, and for each class of interchangeable threads the sum of its components' hashes.
+class AbstractOwners {
+ public:
+  AbstractOwners(const Comm& comm, std::size_t width, const ThreadSymmetry& symmetry)
+      : processes_(static_cast<std::uint64_t>(comm.size())),
+        // Without a component layout the whole state is hashed.
+        first_(symmetry.component_width == 0 ? width : symmetry.first_component),
+        component_(symmetry.component_width),
+        sums_(symmetry.classes.size()) {
+    const std::size_t threads = component_ == 0 ? 0 : (width - first_) / component_;
+    class_of_.assign(threads, kFixed);
+    for (std::size_t c = 0; c < symmetry.classes.size(); ++c) {
+      for (const std::uint32_t t : symmetry.classes[c]) class_of_[t] = c;
+    }
+  }
+  int Of(StateView abstract) {
+    if (processes_ == 1) return 0;
+    std::uint64_t hash = Words(abstract.data(), first_, 0);
+    std::fill(sums_.begin(), sums_.end(), 0);
+    for (std::size_t t = 0; t < class_of_.size(); ++t) {
+      const Word* component = abstract.data() + first_ + t * component_;
+      if (class_of_[t] == kFixed) {
+        hash = Words(component, component_, hash);
+      } else {
+        sums_[class_of_[t]] += Words(component, component_, 0);
+      }
+    }
+    for (const std::uint64_t sum : sums_) hash = Mix(hash ^ sum);
+    return static_cast<int>(hash % processes_);
+  }
+
+ private:
+  // A few words, hashed inline (a library call per component cost a fifth of the search).
+  static std::uint64_t Mix(std::uint64_t x) {  // splitmix64's finalizer
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  }
+  static std::uint64_t Words(const Word* words, std::size_t count, std::uint64_t seed) {
+    std::uint64_t hash = seed;
+    for (std::size_t i = 0; i < count; ++i) hash = Mix(hash + 0x9E3779B97F4A7C15ULL + words[i]);
+    return hash;
+  }
+
+  static constexpr std::size_t kFixed = ~std::size_t{0};
+  std::uint64_t processes_;
+  std::size_t first_;
+  std::size_t component_;
+  std::vector<std::size_t> class_of_;  // per thread: its class, or kFixed
+  std::vector<std::uint64_t> sums_;
+};
+
+// Abstract states queued for their owners, as raw words (`width` of them each).
+inline void QueueAbstract(StateView abstract, std::vector<std::uint8_t>& box) {
+  const std::size_t at = box.size();
+  box.resize(at + abstract.size() * sizeof(Word));
+  std::memcpy(box.data() + at, abstract.data(), abstract.size() * sizeof(Word));
+}
+
+// Calls `each` on every abstract state of `bytes`; false when they are not whole states.
+template <class Each>
+bool ForEachAbstract(const std::vector<std::uint8_t>& bytes, std::size_t width, Each&& each) {
+  const std::size_t size = width * sizeof(Word);
+  if (size == 0 || bytes.size() % size != 0) return false;
+  std::vector<Word> words(width);
+  for (std::size_t at = 0; at < bytes.size(); at += size) {
+    std::memcpy(words.data(), bytes.data() + at, size);
+    each(StateView(words));
+  }
+  return true;
+}
+
+class DistributedUpperBound {
+ public:
+  using Status = UpperBoundSearch::Status;
+
+  DistributedUpperBound(Comm& comm, const SandwichKind& kind, std::size_t batch_bytes,
+                        LimitWatch* limits)
+      : comm_(&comm),
+        kind_(&kind),
+        batch_bytes_(batch_bytes),
+        limits_(limits),
+        owners_(comm, kind.width, kind.symmetry),
+        part_(std::make_unique<StateStore>(kind.width)),
+        outboxes_(static_cast<std::size_t>(comm.size())) {}
+
+  // An abstract initial state (every process gives all of them; each keeps its own).
+  void AddInitial(StateView abstract) {
+    if (owners_.Of(abstract) == comm_->rank()) part_->FindOrInsert(abstract);
+  }
+
+  // O, or a stop (a limit, or too many states). Collective.
+  Status Run() {
+    const Stopwatch clock;
+    std::unique_ptr<AbstractPost> oracle;
+    while (status_ == Status::kRunning) {
+      ++stats_.passes;
+      const std::uint64_t start = comm_->Sum(part_->size());
+      if (!oracle) oracle = kind_->oracle(comm_->AllGather(kind_->facts(*part_)));
+      cursor_ = 0;
+      if (!Pass(*oracle)) break;
+      if (comm_->Sum(part_->size()) == start) {
+        status_ = Status::kDone;
+        break;
+      }
+      std::unique_ptr<AbstractPost> next = kind_->oracle(comm_->AllGather(kind_->facts(*part_)));
+      if (next->SameAs(*oracle)) status_ = Status::kDone;
+      oracle = std::move(next);  // the next pass's, made from the set as it stands
+    }
+    stats_.successors = comm_->Sum(successors_);
+    stats_.time_s = clock.Seconds();
+    return status_;
+  }
+
+  // This process's part of O (all of it once Run returned kDone).
+  const StateStore& part() const { return *part_; }
+  std::uint64_t size() const { return comm_->Sum(part_->size()); }  // collective
+  const UpperBoundStats& stats() const { return stats_; }
+  const std::string& stop_reason() const { return stop_reason_; }
+
+ private:
+  // The states are limited as one process's O is (top_k.cc's bound), summed over the processes.
+  static constexpr std::uint64_t kMaxStates = std::uint64_t{1} << 31;
+
+  // Expands every state not yet expanded in this pass, until no process has one left; false when
+  // some process stopped.
+  bool Pass(const AbstractPost& oracle) {
+    std::vector<Word> from(kind_->width);
+    const auto insert = [this](StateView to) { part_->FindOrInsert(to); };
+    for (;;) {
+      for (std::vector<std::uint8_t>& box : outboxes_) box.clear();
+      std::size_t queued = 0;
+      while (cursor_ < part_->size() && queued < batch_bytes_ && !stopped_) {
+        const StateView state = part_->Get(cursor_++);
+        from.assign(state.begin(), state.end());
+        ++successors_;
+        oracle.ForEachSuccessor(StateView(from), [&](StateView to) {
+          ++successors_;
+          // A superstep's work is bounded by its successors' bytes, whoever owns them.
+          queued += to.size() * sizeof(Word);
+          const int owner = owners_.Of(to);
+          if (owner == comm_->rank()) {
+            part_->FindOrInsert(to);
+          } else {
+            QueueAbstract(to, outboxes_[static_cast<std::size_t>(owner)]);
+          }
+        });
+        Poll();
+      }
+      if (!ForEachAbstract(comm_->Exchange(outboxes_), kind_->width, insert) && !stopped_) {
+        Stop("a process received an abstract state it cannot read");
+      }
+      if (comm_->Sum(part_->size()) > kMaxStates) {
+        Stop("it has more than " + std::to_string(kMaxStates) + " abstract states");
+      }
+      std::string reason = stop_reason_;
+      if (comm_->AnyStopped(stopped_, reason)) {
+        stopped_ = true;
+        stop_reason_ = reason;
+        status_ = Status::kStopped;
+        return false;
+      }
+      if (comm_->Max(cursor_ < part_->size() ? 1 : 0) == 0) return true;
+    }
+  }
+
+  // A memory limit stops the search before the set's next doubling, not after it.
+  void Poll() {
+    if (limits_ == nullptr || stopped_) return;
+    if (auto reason = limits_->Poll([this] { return part_->NextGrowthBytes(); })) Stop(*reason);
+  }
+  void Stop(std::string reason) {
+    if (stopped_) return;
+    stopped_ = true;
+    stop_reason_ = std::move(reason);
+  }
+
+  Comm* comm_;
+  const SandwichKind* kind_;
+  std::size_t batch_bytes_;
+  LimitWatch* limits_;
+  AbstractOwners owners_;
+  std::unique_ptr<StateStore> part_;
+  std::vector<std::vector<std::uint8_t>> outboxes_;
+  std::uint32_t cursor_ = 0;
+  std::uint64_t successors_ = 0;  // this process's, summed into stats_ at the end
+  Status status_ = Status::kRunning;
+  bool stopped_ = false;
+  std::string stop_reason_;
+  UpperBoundStats stats_;
+};
+
+}  // namespace druba::distributed
