@@ -92,6 +92,8 @@ class DistributedOrbitSearch {
   std::uint64_t successor_calls() const { return comm_->Sum(calls_); }
   std::uint64_t reached() const { return comm_->Sum(lower_.size()); }
   const std::string& stop_reason() const { return stop_reason_; }
+  // This process's states and abstract states sent to their owners.
+  std::uint64_t states_sent() const { return sent_; }
 
  private:
   // |Sym(U)| = |O|: O lies in Sym(U) when each part of O lies in its part of Sym(U).
@@ -154,6 +156,7 @@ class DistributedOrbitSearch {
       return encoded_.size();
     }
     std::vector<std::uint8_t>& box = successors_[static_cast<std::size_t>(owner)];
+    ++sent_;
     const std::size_t before = box.size();
     PutVarint(encoded_.size(), box);
     box.insert(box.end(), encoded_.begin(), encoded_.end());
@@ -173,6 +176,7 @@ class DistributedOrbitSearch {
       Watch(StateView(image_));
     } else {
       QueueAbstract(StateView(image_), abstracts_[static_cast<std::size_t>(owner)]);
+      ++sent_;
     }
   }
 
@@ -208,6 +212,7 @@ class DistributedOrbitSearch {
   std::uint32_t next_ = 0;       // the next stored state to expand
   std::uint32_t level_end_ = 0;  // where the level being expanded ends
   std::uint64_t calls_ = 0;
+  std::uint64_t sent_ = 0;
   bool outside_ = false;
   bool stopped_ = false;
   std::string stop_reason_;

@@ -68,7 +68,7 @@ struct Outcome {
   std::optional<std::uint64_t> abstract_states;
   std::uint64_t transitions = 0;
   std::uint64_t bytes_sent = 0;
-  std::uint64_t states_sent = 0;  // successors sent to the process that owns them
+  std::uint64_t states_sent = 0;  // states (and O's abstract states) sent to their owners
   std::uint64_t messages = 0;
   std::uint64_t exchanges = 0;
   std::vector<std::uint64_t> states_by_process;
@@ -190,6 +190,7 @@ class Run {
     });
     const auto status = upper.Run();
     result.upper_bound_stats = upper.stats();
+    sandwich_sent_ += upper.states_sent();
     if (status != DistributedUpperBound::Status::kDone) {
       result.upper_bound_note = "no upper bound: " + upper.stop_reason();
       return false;
@@ -213,6 +214,7 @@ class Run {
       DistributedOrbitSearch<Model> lower(*comm_, *model_, kind, property_->abstract, upper.part(),
                                           size, request_.batch_bytes, limits_);
       const auto found = lower.Run();
+      sandwich_sent_ += lower.states_sent();
       result.symmetric_search_states = lower.states();
       result.symmetric_search_calls = lower.successor_calls();
       result.symmetric_reached = lower.reached();
@@ -316,7 +318,7 @@ class Run {
     result.image_calls = comm_->Sum(search_.stats().image_calls);
     out_.transitions = comm_->Sum(search_.stats().transitions);
     out_.bytes_sent = comm_->Sum(comm_->bytes_sent());
-    out_.states_sent = comm_->Sum(search_.states_sent());
+    out_.states_sent = comm_->Sum(search_.states_sent() + sandwich_sent_);
     out_.messages = comm_->Sum(comm_->messages_sent());
     out_.exchanges = comm_->exchanges();
     if (answered_size_) {
@@ -339,6 +341,7 @@ class Run {
   // At process 0: every process's abstract states (O, when O answered and was gathered).
   std::optional<StateStore> union_;
   std::optional<std::uint64_t> answered_size_;  // |O|, when O answered
+  std::uint64_t sandwich_sent_ = 0;  // states and abstract states the sandwich proof sent
   Outcome out_;
 };
 

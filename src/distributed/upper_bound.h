@@ -209,6 +209,7 @@ class DistributedUpperBound {
   const StateStore& part() const { return *part_; }
   std::uint64_t size() const { return comm_->Sum(part_->size()); }  // collective
   const UpperBoundStats& stats() const { return stats_; }
+  std::uint64_t states_sent() const { return sent_; }  // this process's, to their owners
   const std::string& stop_reason() const { return stop_reason_; }
 
  private:
@@ -236,6 +237,7 @@ class DistributedUpperBound {
             part_->FindOrInsert(to);
           } else {
             QueueAbstract(to, outboxes_[static_cast<std::size_t>(owner)]);
+            ++sent_;
           }
         });
         Poll();
@@ -277,6 +279,7 @@ class DistributedUpperBound {
   std::vector<std::vector<std::uint8_t>> outboxes_;
   std::uint32_t cursor_ = 0;
   std::uint64_t successors_ = 0;  // this process's, summed into stats_ at the end
+  std::uint64_t sent_ = 0;
   Status status_ = Status::kRunning;
   bool stopped_ = false;
   std::string stop_reason_;
