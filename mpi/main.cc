@@ -94,14 +94,60 @@ void DescribeViolation(const D& kind, Described& out) {
   out.trace = run::DescribeTrace(kind, steps);
 }
 
-// The run; then at process 0, `at_end` with the outcome and the union of the abstract states.
+// The run; then at every process, `at_end` with the outcome and the run.
 template <DistributableModel Model, class AtEnd>
 Outcome Execute(distributed::Comm& comm, Model& model, const Property& property, const Options& o,
                 LimitWatch& limits, AtEnd&& at_end) {
   distributed::Run<Model> run(comm, model, property, o.request, limits);
   Outcome out = o.command == "verify" ? run.Verify() : run.Test();
-  if (comm.rank() == 0) at_end(out, run.abstract_union());
+  at_end(out, run);
   return out;
+}
+
+// After exhaustion, druba's certificate (cpds::CpdsHooks::Certify): the union when it is closed
+// under every action (then `out` stays empty, and process 0 writes the union); otherwise the
+// reachable states under the top-k abstraction with k one more than the deepest stack, exact on
+// them (CpdsHooks::CertifyExact), read off every process's states and gathered at process 0.
+// Collective.
+void CertifyExhausted(const distributed::Comm& comm, const distributed::Run<cpds::CpdsModel>& run,
+                      const cpds::CpdsHooks& hooks, run::CountRun& out) {
+  std::uint64_t checks = 0;
+  const bool open = comm.rank() == 0 && CheckClosure(hooks.abs, *run.abstract_union(), &checks,
+                                                     /*all_actions=*/true);
+  if (comm.Max(open ? 1 : 0) == 0) return;
+  constexpr std::uint32_t kMaxDepth = cpds::CpdsHooks::kMaxExactDepth;
+  std::uint64_t k = 1;
+  run.ForEachState([&](StateView s) {
+    for (std::uint32_t t = 0; t < hooks.model.num_threads(); ++t) {
+      k = std::max<std::uint64_t>(k, hooks.model.stacks().DepthUpTo(s[1 + t], kMaxDepth) + 1);
+    }
+  });
+  k = comm.Max(k);
+  if (k > kMaxDepth) {
+    out.certificate_note = fmt::format(
+        "the exact abstract set the exhaustive search found is not closed under the abstract "
+        "post, and a reachable stack is deeper than {} symbols",
+        kMaxDepth - 1);
+    return;
+  }
+  const cpds::TopKAbstraction deep(hooks.model, static_cast<std::uint32_t>(k), std::nullopt);
+  StateStore mine(deep.width());
+  std::vector<Word> a(deep.width());
+  run.ForEachState([&](StateView s) {
+    deep.Abstract(s, std::span<Word>(a));
+    mine.FindOrInsert(StateView(a));
+  });
+  std::vector<std::uint8_t> bytes;
+  for (std::uint32_t id = 0; id < mine.size(); ++id)
+    distributed::QueueAbstract(mine.Get(id), bytes);
+  const std::vector<std::vector<std::uint8_t>> parts = comm.Gather(bytes);
+  if (comm.rank() != 0) return;
+  StateStore exact(deep.width());
+  for (const std::vector<std::uint8_t>& part : parts) {
+    distributed::ForEachAbstract(part, deep.width(),
+                                 [&](StateView state) { exact.FindOrInsert(state); });
+  }
+  hooks.Write(out, exact, static_cast<std::uint32_t>(k));
 }
 
 // Every process reads the model for itself. When one cannot, every process stops with the first
@@ -178,7 +224,15 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   request.deadlock = o.deadlock;
   const cpds::CpdsHooks hooks{request, o.cpds, loaded.digest,
                               model,   abs,    loaded.target.has_value()};
-  const auto at_end = [&](const Outcome& done, const StateStore* set) {
+  const auto at_end = [&](const Outcome& done, const distributed::Run<cpds::CpdsModel>& run) {
+    const bool certify = !o.certificate.empty() && done.result.verdict == Verdict::kSafe;
+    run::CountRun certified;
+    certified.result.proof = done.result.proof;
+    if (certify && done.result.proof == Proof::kExhausted) {
+      CertifyExhausted(comm, run, hooks, certified);
+    }
+    if (comm.rank() != 0) return;
+    const StateStore* set = run.abstract_union();
     if (!o.dump_abstract.empty()) {  // as druba's --dump-abstract: sorted, what is not exact said
       std::vector<std::string> lines;
       for (std::uint32_t id = 0; id < set->size(); ++id)
@@ -189,10 +243,12 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
       for (const std::string& line : lines) text += line + "\n";
       WriteFileAtomically(o.dump_abstract, text);
     }
-    if (o.certificate.empty() || done.result.verdict != Verdict::kSafe) return;
-    run::CountRun certified;
-    certified.result.proof = done.result.proof;
-    hooks.Write(certified, *set, abs.k());
+    if (!certify) return;
+    if (!certified.certificate_note.empty()) {
+      std::fprintf(stderr, "druba-mpi: no certificate: %s\n", certified.certificate_note.c_str());
+      return;
+    }
+    if (certified.certificate.empty()) hooks.Write(certified, *set, abs.k());
     WriteFileAtomically(o.certificate, certified.certificate);
   };
   out.outcome = Execute(comm, model, property, o, limits, at_end);
@@ -232,7 +288,8 @@ Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) 
     return model.AnyThreadFailed(s) || (deadlock && model.Deadlocked(s));
   };
   Described out;
-  out.outcome = Execute(comm, model, property, o, limits, [](const Outcome&, const StateStore*) {});
+  out.outcome = Execute(comm, model, property, o, limits,
+                        [](const Outcome&, const distributed::Run<predabs::IntModel>&) {});
   out.threads = n;
   out.subject = fmt::format("{} threads", n);
   // The describer names steps and states; the abstraction (none here) only abstract states.
@@ -359,6 +416,11 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   if (!test) {
     sub->add_option("--certificate", o.certificate,
                     "a safe verdict's certificate, which `druba check` decides");
+    sub->add_option("--exhaust-share", o.request.exhaust_share,
+                    "after a failed closure test, the exact search goes on towards exhaustion "
+                    "for at most this many times the successor calls spent before the test, "
+                    "counted as at least 262,144 (default 4; 0: the paper's proof alone)")
+        ->check(CLI::NonNegativeNumber);
     sub->add_option("--upper-bound", o.upper_bound,
                     "the sandwich proof's O, computed first where druba computes it first (a "
                     "target or --deadlock, or interchangeable threads): auto and joint (pops by "
@@ -390,8 +452,8 @@ int Main(int argc, char** argv) {
              o);
   AddOptions(app, "verify",
              "the sandwich proof where druba computes O first (a target, or interchangeable "
-             "threads), else the paper's proof (plateaus and the closure test), or a violation: "
-             "as druba verify --exhaust-share 0",
+             "threads), else the paper's proof (plateaus and the closure test, then exhaustion "
+             "if the test fails), or a violation: as druba verify",
              o);
   try {
     app.parse(argc, argv);

@@ -4,8 +4,7 @@ single-process druba and of druba-mpi under `mpirun --oversubscribe -np P` for e
 command, and a markdown table of wall time, peak memory per process and summed, states, and what
 crossed the wire (states and bytes sent, bytes per state, messages, exchanges). Fails when a run's
 verdict, states, keys, Pareto pairs or abstract states differ from druba's, or when the memory of
-P processes summed exceeds 1.5 times that of one. A `verify` runs druba with
-`--exhaust-share 0` (druba-mpi has no exact search after a failed closure test).
+P processes summed exceeds 1.5 times that of one.
 
   perf/run_distributed.py [--druba build/druba] [--druba-mpi build/druba-mpi] [--processes 1 2 4]
                           [--stefan N] [-- COMMAND MODEL OPTIONS...]
@@ -45,8 +44,7 @@ def main():
                        check=True, capture_output=True)
         run = ["verify", str(model)]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    extra = ["--exhaust-share", "0"] if run[0] == "verify" else []
-    wall, done = timed(["/usr/bin/time", "-f", "%M", args.druba, *run, *extra, "--json",
+    wall, done = timed(["/usr/bin/time", "-f", "%M", args.druba, *run, "--json",
                         "--jobs", "1"])
     single = json.loads(done.stdout)
     peak = int(done.stderr.strip().splitlines()[-1]) / 1024

@@ -240,7 +240,6 @@ class PlateauDriver {
     exhaust_share_ = share;
     exhaust_floor_ = floor;
   }
-  static constexpr std::uint64_t kExhaustFloor = std::uint64_t{1} << 18;
   // What the run is doing beyond the paper's schedule, for the progress line ("" when nothing).
   const char* phase() const { return exhausting_ ? "towards exhaustion " : ""; }
   // The states the search over one state per orbit has stored (0: none runs), for that line.
@@ -393,10 +392,7 @@ class PlateauDriver {
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kExhausted;
     result.closure_failure.reset();
-    result.reason = "exhausted: at (r,d) = (" + std::to_string(bounds().rounds) + "," +
-                    std::to_string(bounds().delays) +
-                    ") no move is left that a larger bound would allow, so every reachable "
-                    "state was explored";
+    result.reason = ExhaustedReason(bounds());
     return true;
   }
 

@@ -61,4 +61,15 @@ inline std::string PlateauProofReason(std::uint32_t n) {
          " added no abstract state, and the set is closed under the disrespecting actions (Thm. 7)";
 }
 
+// After a failed closure test, the exact search's budget is counted as at least this many
+// successor calls (PlateauDriver::SetExhaustBudget; the distributed run's too).
+inline constexpr std::uint64_t kExhaustFloor = std::uint64_t{1} << 18;
+
+// The reason of a `safe` by exhaustion at `at`.
+inline std::string ExhaustedReason(Bounds at) {
+  return "exhausted: at (r,d) = (" + std::to_string(at.rounds) + "," + std::to_string(at.delays) +
+         ") no move is left that a larger bound would allow, so every reachable state was "
+         "explored";
+}
+
 }  // namespace druba

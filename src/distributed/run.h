@@ -5,13 +5,14 @@
 // threads): O by every process (upper_bound.h), then, with interchangeable threads, the search
 // over one state per orbit (orbit_search.h) until the reached abstract states, closed under the
 // symmetry, cover O. Otherwise, or where that did not answer, the paper's proof: Alg. 1's schedule
-// of raises (abstraction/plateau_schedule.h, which PlateauDriver follows too) and Thm. 7's closure
-// test at process 0, without druba's O beside the exploration, its search over orbits beside the
-// Round-Robin one, or its exact search after a failed test (what `druba verify --exhaust-share 0`
-// computes where O answers first, and with --upper-bound off --symmetric-search off otherwise; the
-// tests compare both). After each raise, process 0 adds the abstract states new at each process
-// to the union, counts those new to it and tells every process, so that all take the same next
-// raise. Kind-free: the front end hands over the model and the property (mpi/main.cc).
+// of raises (abstraction/plateau_schedule.h, which PlateauDriver follows too), Thm. 7's closure
+// test at process 0, and after a failed test druba's exact search towards exhaustion. What it
+// does not have is what druba runs beside the Round-Robin search: O computed alongside it, and
+// the search over orbits after its head start (so it computes `druba verify` where O answers
+// first, and `druba verify --upper-bound off --symmetric-search off` otherwise; the tests compare
+// both). After each raise, process 0 adds the abstract states new at each process to the union,
+// counts those new to it and tells every process, so that all take the same next raise.
+// Kind-free: the front end hands over the model and the property (mpi/main.cc).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abstraction/abstraction.h"
@@ -43,7 +45,11 @@ struct Request {
   bool stepwise = false;  // test: reach them one raise at a time (as verify does), not at once
   std::size_t batch_bytes = kDefaultBatchBytes;
   bool gather_answer = false;  // verify: O gathered at process 0 when it answers (a certificate)
-  Progress progress;           // with progress_interval_s > 0: reports at process 0
+  // verify: after a failed closure test, the exact search goes on towards exhaustion for at most
+  // this many times the successor calls spent before it, counted as at least 2^18 (druba's
+  // --exhaust-share; 0: the paper's proof alone).
+  double exhaust_share = 4;
+  Progress progress;  // with progress_interval_s > 0: reports at process 0
   double progress_interval_s = 0;
 };
 
@@ -142,6 +148,12 @@ class Run {
     return Finish();
   }
 
+  // This process's states, each once.
+  template <class F>
+  void ForEachState(F&& f) const {
+    search_.ForEachState(std::forward<F>(f));
+  }
+
   // At process 0, the union of every process's abstract states (null without an abstraction).
   const StateStore* abstract_union() const { return union_ ? &*union_ : nullptr; }
 
@@ -156,6 +168,8 @@ class Run {
       result.reason = "internal: plateau lengths do not meet Thm. 7";
       return Finish();
     }
+    // A search with nothing left to expand has reached R itself: no abstraction argument needed.
+    if (request_.exhaust_share > 0 && Exhausted()) return Finish();
     // The closure test at process 0, on the union; its answer to every process.
     std::string failure;
     if (comm_->rank() == 0) {
@@ -165,6 +179,7 @@ class Run {
     failure = comm_->Broadcast(failure, 0);
     if (!failure.empty()) {
       result.reason = failure;
+      GoOnToExhaustion();
       return Finish();
     }
     result.verdict = Verdict::kSafe;
@@ -234,6 +249,55 @@ class Run {
                     std::to_string(kind.orbit_search_calls) + " successor calls";
     }
     return false;
+  }
+
+  // Whether no process has a move left that a larger bound would allow: then R(bounds) is R, and
+  // the verdict is safe by exhaustion (the property was checked on every state). Collective.
+  bool Exhausted() {
+    if (search_.stopped() || search_.RoundMovesParked() || search_.DelayMovesParked()) return false;
+    RunResult& result = out_.result;
+    result.verdict = Verdict::kSafe;
+    result.proof = Proof::kExhausted;
+    result.closure_failure.reset();
+    result.reason = ExhaustedReason(search_.bounds());
+    return true;
+  }
+
+  // After a failed closure test, druba's exact search (PlateauDriver::GoOnToExhaustion): of the
+  // two bounds whose raise would resume a waiting move, the one raised less often since the test
+  // (rounds on a tie), until exhaustion, a violation, a limit, or its budget of successor calls.
+  // (druba also stops it at a share of its memory; here each process's --memory-limit does.)
+  void GoOnToExhaustion() {
+    if (request_.exhaust_share <= 0) return;
+    RunResult& result = out_.result;
+    const std::uint64_t start = comm_->Sum(search_.stats().image_calls);
+    const auto budget = static_cast<std::uint64_t>(
+        request_.exhaust_share * static_cast<double>(std::max(start, kExhaustFloor)));
+    const std::string failed = result.reason;
+    std::uint32_t round_raises = 0;
+    std::uint32_t delay_raises = 0;
+    while (!Exhausted()) {
+      const Bounds at = search_.bounds();
+      const bool rounds_go = search_.RoundMovesParked() && at.rounds < kMaxBound;
+      const bool delays_go = search_.DelayMovesParked() && at.delays < kMaxBound;
+      const RaiseEvent::Dim dim = rounds_go && (!delays_go || round_raises <= delay_raises)
+                                      ? RaiseEvent::Dim::kRounds
+                                      : RaiseEvent::Dim::kDelays;
+      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
+      const bool spent = comm_->Sum(search_.stats().image_calls) - start >= budget;
+      if (spent || (!rounds_go && !delays_go)) {
+        result.reason = failed + "; the exact search went on to (r,d) = (" +
+                        std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
+                        std::to_string(comm_->Sum(search_.num_states())) +
+                        " states and did not exhaust the state space " +
+                        (spent ? "within its budget of " + std::to_string(budget) +
+                                     " successor calls (--exhaust-share)"
+                               : "before druba's largest bound, " + std::to_string(kMaxBound) +
+                                     " rounds or delays");
+        return;
+      }
+      if (!Raise(dim)) return;  // a violation or a limit: Finish says which
+    }
   }
 
   // O answered: safe, with O the abstract set (gathered at process 0 when asked for).

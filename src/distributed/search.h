@@ -97,6 +97,18 @@ class DistributedSearch {
   bool RaiseDelays() { return Raise(bounds_.delays, delay_parked_); }
 
   Bounds bounds() const { return bounds_; }
+  // Whether some process has moves that a larger round (delay) bound would allow. Collective.
+  bool RoundMovesParked() const { return comm_->Max(round_parked_.empty() ? 0 : 1) != 0; }
+  bool DelayMovesParked() const { return comm_->Max(delay_parked_.empty() ? 0 : 1) != 0; }
+  // This process's states, each once.
+  template <class F>
+  void ForEachState(F&& f) const {
+    std::vector<Word> state(model_->state_width());
+    for (std::uint32_t id = 0; id < states_.size(); ++id) {
+      states_.Get(id, state.data());
+      f(StateView(state));
+    }
+  }
   bool stopped() const { return stopped_; }
   const std::string& stop_reason() const { return stop_reason_; }
   // This process's part.

@@ -4,8 +4,7 @@
 #   test: `druba test` and `druba-mpi test --stepwise` (the bounds reached one raise at a time, in
 #     batches of 4 KiB): the verdict, concrete states, keys, Pareto pairs and (.pds) abstract
 #     states;
-#   verify: `druba verify --exhaust-share 0` (no exact search after a failed closure test, which
-#     druba-mpi does not have) and `druba-mpi verify`, with the same options: that, and the proof,
+#   verify: `druba verify` and `druba-mpi verify`, with the same options: that, and the proof,
 #     the final bounds, the successor calls, and |O| and its passes where O was computed; a safe
 #     verdict's certificate and (.pds) its --dump-abstract file are druba's, byte for byte, and
 #     `druba check` finds the certificate valid. (Where
@@ -41,14 +40,17 @@ checked=()
 skip=0
 for arg in "$@"; do
   if [ $skip = 1 ]; then skip=0; continue; fi
-  case $arg in --upper-bound|--symmetric-search) skip=1 ;; *) checked+=("$arg") ;; esac
+  case $arg in
+    --upper-bound|--symmetric-search|--exhaust-share) skip=1 ;;
+    *) checked+=("$arg") ;;
+  esac
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 own=()
 mine=(--batch-bytes 4096)
 if [ "$command" = verify ]; then
-  own=(--exhaust-share 0 --certificate "$work/own.json")
+  own=(--certificate "$work/own.json")
   mine+=(--certificate "$work/certificate.json")
   if [ $abstract = 1 ]; then
     own+=(--dump-abstract "$work/own.txt")
