@@ -436,21 +436,16 @@ class PlateauDriver {
           (at.rounds < searched.rounds || explorer_->round_moves_parked()) && at.rounds < kMaxBound;
       const bool delays_go =
           (at.delays < searched.delays || explorer_->delay_moves_parked()) && at.delays < kMaxBound;
-      const RaiseEvent::Dim dim = rounds_go && (!delays_go || round_raises <= delay_raises)
-                                      ? RaiseEvent::Dim::kRounds
-                                      : RaiseEvent::Dim::kDelays;
-      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
+      const RaiseEvent::Dim dim =
+          NextExhaustRaise(rounds_go, delays_go, round_raises, delay_raises);
       const bool spent = explorer_->stats().image_calls - start >= budget ||
                          static_cast<double>(MemoryBytes()) > memory_budget;
       if (spent || (!rounds_go && !delays_go)) {
-        result.reason = failed + "; the exact search went on to (r,d) = (" +
-                        std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
-                        std::to_string(num_states()) +
-                        " states and did not exhaust the state space " +
-                        (spent ? "within its budget of " + std::to_string(budget) +
-                                     " successor calls and its share of memory (--exhaust-share)"
-                               : "before druba's largest bound, " + std::to_string(kMaxBound) +
-                                     " rounds or delays");
+        result.reason = ExactSearchEndReason(
+            failed, at, num_states(),
+            spent ? std::to_string(budget) +
+                        " successor calls and its share of memory (--exhaust-share)"
+                  : "");
         break;
       }
       const bool going = Step(dim, result);

@@ -72,4 +72,25 @@ inline std::string ExhaustedReason(Bounds at) {
          "explored";
 }
 
+// After a failed closure test, the exact search's next raise: of the two bounds whose raise would
+// resume a waiting move, the one raised less often since the test (rounds on a tie); counted.
+inline RaiseEvent::Dim NextExhaustRaise(bool rounds_go, bool delays_go, std::uint32_t& round_raises,
+                                        std::uint32_t& delay_raises) {
+  const bool rounds = rounds_go && (!delays_go || round_raises <= delay_raises);
+  ++(rounds ? round_raises : delay_raises);
+  return rounds ? RaiseEvent::Dim::kRounds : RaiseEvent::Dim::kDelays;
+}
+
+// Why that search ended short of exhaustion (`failed`: the closure test's reason); `budget` says
+// what it spent, empty when it reached druba's largest bound instead.
+inline std::string ExactSearchEndReason(const std::string& failed, Bounds at, std::uint64_t states,
+                                        const std::string& budget) {
+  return failed + "; the exact search went on to (r,d) = (" + std::to_string(at.rounds) + "," +
+         std::to_string(at.delays) + ") with " + std::to_string(states) +
+         " states and did not exhaust the state space " +
+         (!budget.empty()
+              ? "within its budget of " + budget
+              : "before druba's largest bound, " + std::to_string(kMaxBound) + " rounds or delays");
+}
+
 }  // namespace druba

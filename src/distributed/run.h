@@ -280,20 +280,13 @@ class Run {
       const Bounds at = search_.bounds();
       const bool rounds_go = search_.RoundMovesParked() && at.rounds < kMaxBound;
       const bool delays_go = search_.DelayMovesParked() && at.delays < kMaxBound;
-      const RaiseEvent::Dim dim = rounds_go && (!delays_go || round_raises <= delay_raises)
-                                      ? RaiseEvent::Dim::kRounds
-                                      : RaiseEvent::Dim::kDelays;
-      ++(dim == RaiseEvent::Dim::kRounds ? round_raises : delay_raises);
+      const RaiseEvent::Dim dim =
+          NextExhaustRaise(rounds_go, delays_go, round_raises, delay_raises);
       const bool spent = comm_->Sum(search_.stats().image_calls) - start >= budget;
       if (spent || (!rounds_go && !delays_go)) {
-        result.reason = failed + "; the exact search went on to (r,d) = (" +
-                        std::to_string(at.rounds) + "," + std::to_string(at.delays) + ") with " +
-                        std::to_string(comm_->Sum(search_.num_states())) +
-                        " states and did not exhaust the state space " +
-                        (spent ? "within its budget of " + std::to_string(budget) +
-                                     " successor calls (--exhaust-share)"
-                               : "before druba's largest bound, " + std::to_string(kMaxBound) +
-                                     " rounds or delays");
+        result.reason = ExactSearchEndReason(
+            failed, at, comm_->Sum(search_.num_states()),
+            spent ? std::to_string(budget) + " successor calls (--exhaust-share)" : "");
         return;
       }
       if (!Raise(dim)) return;  // a violation or a limit: Finish says which
