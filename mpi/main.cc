@@ -137,16 +137,9 @@ void CertifyExhausted(const distributed::Comm& comm, const distributed::Run<cpds
     deep.Abstract(s, std::span<Word>(a));
     mine.FindOrInsert(StateView(a));
   });
-  std::vector<std::uint8_t> bytes;
-  for (std::uint32_t id = 0; id < mine.size(); ++id)
-    distributed::QueueAbstract(mine.Get(id), bytes);
-  const std::vector<std::vector<std::uint8_t>> parts = comm.Gather(bytes);
-  if (comm.rank() != 0) return;
   StateStore exact(deep.width());
-  for (const std::vector<std::uint8_t>& part : parts) {
-    distributed::ForEachAbstract(part, deep.width(),
-                                 [&](StateView state) { exact.FindOrInsert(state); });
-  }
+  distributed::GatherStates(comm, mine, 0, exact);
+  if (comm.rank() != 0) return;
   hooks.Write(out, exact, static_cast<std::uint32_t>(k));
 }
 

@@ -27,11 +27,10 @@
 #include <string>
 #include <vector>
 
-#include <xxhash.h>
-
 #include "abstraction/symmetry.h"
 #include "common/resources.h"
 #include "distributed/comm.h"
+#include "distributed/search.h"
 #include "distributed/upper_bound.h"
 #include "explore/portable.h"
 #include "explore/state_store.h"
@@ -149,8 +148,7 @@ class DistributedOrbitSearch {
   std::size_t Route(StateView state) {
     encoded_.clear();
     model_->EncodeCanonical(state, kind_->concrete_symmetry, encoded_);
-    const auto owner = static_cast<int>(XXH3_64bits(encoded_.data(), encoded_.size()) %
-                                        static_cast<std::uint64_t>(comm_->size()));
+    const int owner = OwnerOf(encoded_, comm_->size());
     if (owner == comm_->rank()) {
       Insert(encoded_);
       return encoded_.size();

@@ -298,17 +298,8 @@ class Run {
     out_.result.verdict = Verdict::kSafe;
     answered_size_ = upper.size();
     if (!request_.gather_answer) return true;
-    std::vector<std::uint8_t> bytes;
-    for (std::uint32_t id = 0; id < upper.part().size(); ++id) {
-      QueueAbstract(upper.part().Get(id), bytes);
-    }
-    const std::vector<std::vector<std::uint8_t>> parts = comm_->Gather(bytes);
-    if (comm_->rank() != 0) return true;
-    union_.emplace(property_->abstract_width);
-    for (const std::vector<std::uint8_t>& part : parts) {
-      ForEachAbstract(part, property_->abstract_width,
-                      [this](StateView abstract) { union_->FindOrInsert(abstract); });
-    }
+    union_.emplace(property_->abstract_width);  // O replaces the (empty) union
+    GatherStates(*comm_, upper.part(), 0, *union_);
     return true;
   }
 
@@ -328,25 +319,9 @@ class Run {
   // to the union; returns (at every process) how many were new to it.
   std::uint64_t GatherAbstract() {
     if (!union_) return 0;
-    const StateStore& mine = *listener_.abstract;
-    std::vector<std::uint8_t> bytes;
-    for (auto id = static_cast<std::uint32_t>(listener_.gathered); id < mine.size(); ++id) {
-      for (const Word w : mine.Get(id)) PutVarint(w, bytes);
-    }
-    listener_.gathered = mine.size();
     const std::size_t before = union_->size();
-    std::vector<Word> words(property_->abstract_width);
-    for (const std::vector<std::uint8_t>& part : comm_->Gather(bytes)) {
-      std::size_t at = 0;
-      std::uint64_t value = 0;
-      while (at < part.size()) {
-        for (Word& w : words) {
-          GetVarint(part, at, value);
-          w = static_cast<Word>(value);
-        }
-        union_->FindOrInsert(StateView(words));
-      }
-    }
+    GatherStates(*comm_, *listener_.abstract, listener_.gathered, *union_);
+    listener_.gathered = listener_.abstract->size();
     return std::stoull(comm_->Broadcast(std::to_string(union_->size() - before), 0));
   }
 

@@ -48,6 +48,12 @@ inline constexpr std::size_t kDefaultBatchBytes = std::size_t{1} << 22;
 using Progress = std::function<void(Bounds bounds, const std::vector<std::uint64_t>& states,
                                     const std::vector<double>& memory_mb)>;
 
+// The process of `processes` that owns a state written as `bytes` (explore/portable.h).
+inline int OwnerOf(std::span<const std::uint8_t> bytes, int processes) {
+  return static_cast<int>(XXH3_64bits(bytes.data(), bytes.size()) %
+                          static_cast<std::uint64_t>(processes));
+}
+
 template <DistributableModel Model, ExploreListener Listener>
 class DistributedSearch {
  public:
@@ -179,10 +185,7 @@ class DistributedSearch {
   }
 
   // The process that owns a state, from its bytes.
-  int Owner(std::span<const std::uint8_t> bytes) const {
-    return static_cast<int>(XXH3_64bits(bytes.data(), bytes.size()) %
-                            static_cast<std::uint64_t>(comm_->size()));
-  }
+  int Owner(std::span<const std::uint8_t> bytes) const { return OwnerOf(bytes, comm_->size()); }
 
  private:
   static constexpr std::uint64_t kNoDepth = std::numeric_limits<std::uint64_t>::max();

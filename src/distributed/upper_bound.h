@@ -30,8 +30,6 @@
 #include <utility>
 #include <vector>
 
-#include <xxhash.h>
-
 #include "abstraction/upper_bound.h"
 #include "common/resources.h"
 #include "distributed/comm.h"
@@ -161,6 +159,19 @@ bool ForEachAbstract(const std::vector<std::uint8_t>& bytes, std::size_t width, 
     each(StateView(words));
   }
   return true;
+}
+
+// Sends the states of `part` from id `from` on to process 0, which adds them to `into` (left
+// as it is elsewhere). Collective.
+inline void GatherStates(const Comm& comm, const StateStore& part, std::size_t from,
+                         StateStore& into) {
+  std::vector<std::uint8_t> bytes;
+  for (auto id = static_cast<std::uint32_t>(from); id < part.size(); ++id) {
+    QueueAbstract(part.Get(id), bytes);
+  }
+  for (const std::vector<std::uint8_t>& sent : comm.Gather(bytes)) {
+    ForEachAbstract(sent, part.width(), [&into](StateView state) { into.FindOrInsert(state); });
+  }
 }
 
 class DistributedUpperBound {
