@@ -66,6 +66,16 @@ if [ "$single" = "no report" ]; then  # nothing to compare with: a failure, neve
   exit 1
 fi
 status=0
+# Each process count's certificate must be druba's byte for byte, so druba's own is checked once.
+case $single in
+  safe*)
+    check=$("$druba" check "${checked[@]}" --certificate "$work/own.json" 2>&1 || true)
+    case $check in
+      *"certificate valid"*) echo "ok: druba's certificate: $check" ;;
+      *) echo "FAIL: druba's certificate: $check"; status=1 ;;
+    esac
+    ;;
+esac
 for np in $counts; do
   spread=$({ "$mpirun" --oversubscribe --stdin none -np "$np" "$druba_mpi" "$command" "$@" "${mine[@]}" \
                --json --trace-out "$work/trace.json" || true; } 2> /dev/null | fields)
@@ -80,12 +90,9 @@ for np in $counts; do
       if ! cmp -s "$work/own.json" "$work/certificate.json"; then
         echo "FAIL: the certificate of $np processes is not druba's"
         status=1
+      else
+        echo "ok: the certificate of $np processes is druba's"
       fi
-      check=$("$druba" check "${checked[@]}" --certificate "$work/certificate.json" 2>&1 || true)
-      case $check in
-        *"certificate valid"*) echo "ok: its certificate is druba's: $check" ;;
-        *) echo "FAIL: the certificate of $np processes: $check"; status=1 ;;
-      esac
       rm -f "$work/certificate.json"
       if [ $abstract = 1 ] && ! cmp -s "$work/own.txt" "$work/dump.txt"; then
         echo "FAIL: the abstract states of $np processes (--dump-abstract) are not druba's"
