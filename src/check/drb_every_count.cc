@@ -170,6 +170,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return z3::select(s.locals[e.var], ThreadOf(e, s, self, bound, fail));
       case Kind::kPc:
         return z3::select(s.pc, ThreadOf(e, s, self, bound, fail));
+      case Kind::kPair:
+        throw Unsupported{"a per-pair array"};
       case Kind::kSharedElement:
       case Kind::kLocalElement: {
         const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
@@ -277,6 +279,10 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
+  void WritePair(State& /*s*/, const Instr::Target& /*x*/, const z3::expr& /*row*/,
+                 const z3::expr& /*column*/, const z3::expr& /*value*/) {
+    throw Unsupported{"a per-pair array"};
+  }
   z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
     if (x.size == 0 && !ordered_) throw Unsupported{"writing another thread's entry"};
     if (x.size == 0) return !InRange(index);
@@ -494,6 +500,10 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   const std::string counts = CountsText(min_threads, ordered);
   if (ordered && program.templates.size() != 1) {
     return Invalid(std::move(r), "unsupported", "the program has more than one thread template");
+  }
+  if (!program.pairs.empty()) {
+    return Invalid(std::move(r), "unsupported",
+                   "a per-pair array cannot be stated for every thread count by this checker");
   }
   if (!ordered && (!program.symmetric || !spec.symmetric)) {
     return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");

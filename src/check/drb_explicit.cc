@@ -19,7 +19,8 @@ using drb::Expr;
 using drb::Instr;
 using drb::Int;
 using drb::Program;
-using Row = std::vector<std::int64_t>;  // shared values, then per thread: location, locals
+// Shared values, then per thread: location, locals, its row of each per-pair array.
+using Row = std::vector<std::int64_t>;
 
 struct RuntimeError {};  // inside a statement: the thread fails
 
@@ -51,6 +52,9 @@ class Interpreter {
       s[Pc(t)] = TemplateOf(t).first;
       for (std::size_t v = 0; v < p_.locals.size(); ++v)
         s[Pc(t) + 1 + v] = Small(p_.locals[v].init);
+      for (std::uint32_t a = 0; a < p_.pairs.size(); ++a) {
+        for (std::uint32_t c = 0; c < n_; ++c) s[Pair(t, a, c)] = Small(p_.pairs[a].init);
+      }
     }
     return s;
   }
@@ -73,7 +77,16 @@ class Interpreter {
 
  private:
   using Frames = std::vector<std::pair<const std::vector<Instr>*, std::size_t>>;
-  std::size_t Stride() const { return 1 + p_.locals.size(); }
+  std::size_t Stride() const { return 1 + p_.locals.size() + p_.pairs.size() * n_; }
+  std::size_t Pair(std::uint32_t row, std::uint32_t array, std::uint32_t column) const {
+    return Pc(row) + 1 + p_.locals.size() + std::size_t{array} * n_ + column;
+  }
+  std::uint32_t ThreadAt(const Expr& index, const std::vector<Int>& st, std::uint32_t self,
+                         std::vector<Int>& bound) const {
+    const Int i = Eval(index, st, self, bound);
+    if (i < 0 || i >= n_) throw RuntimeError{};
+    return static_cast<std::uint32_t>(i);
+  }
   static std::int64_t Small(const Int& v) {
     if (v > INT64_MAX || v < INT64_MIN) return INT64_MIN;  // not in any row: leaves the set
     return static_cast<std::int64_t>(v);
@@ -134,7 +147,14 @@ class Interpreter {
     for (const auto& e : op.exprs) values.push_back(Eval(*e, st, t));
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
-      const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+      const auto& var = x.pair ? p_.pairs[x.var] : x.local ? p_.locals[x.var] : p_.shared[x.var];
+      if (x.pair) {
+        std::vector<Int> bound(p_.num_slots);
+        const std::uint32_t row = ThreadAt(*x.index, st, t, bound);
+        slots.push_back(Pair(row, x.var, ThreadAt(*x.column, st, t, bound)));
+        if (var.type == drb::Type::kNat && values[i] < 0) throw RuntimeError{};
+        continue;
+      }
       std::size_t element = x.var;
       std::uint32_t owner = t;
       if (x.index) {
@@ -175,6 +195,10 @@ class Interpreter {
         return st[Pc(static_cast<std::uint32_t>(thread())) + 1 + e.var];
       case Expr::Kind::kPc:
         return st[Pc(static_cast<std::uint32_t>(thread()))];
+      case Expr::Kind::kPair: {
+        const std::uint32_t row = ThreadAt(*e.args[0], st, self, bound);
+        return st[Pair(row, e.var, ThreadAt(*e.args[1], st, self, bound))];
+      }
       case Expr::Kind::kSharedElement:
       case Expr::Kind::kLocalElement: {
         const Int i = Eval(*e.args[0], st, self, bound);
@@ -264,6 +288,10 @@ class SymmetryTest {
   explicit SymmetryTest(const Program& p) : p_(p) {}
   std::string Asymmetry() {
     if (p_.templates.size() != 1) return "it has more than one thread template";
+    if (!p_.pairs.empty()) {  // the canonical form below sorts rows, not columns
+      const SourceLocation& at = p_.pairs[0].where;
+      return fmt::format("{}:{}:{} a per-pair array", at.file, at.line, at.column);
+    }
     for (const drb::Statement& statement : p_.statements) Block(statement.body);
     return why_;
   }

@@ -19,11 +19,12 @@
 namespace druba::check {
 
 // A symbolic state of the program with n threads: the shared variables, and per thread its
-// location and its locals.
+// location, its locals and its row of each per-pair array.
 struct Sym {
   std::vector<z3::expr> shared;
   std::vector<z3::expr> pc;
   std::vector<std::vector<z3::expr>> locals;
+  std::vector<std::vector<std::vector<z3::expr>>> pairs;  // [row][array][column]
 };
 
 // The checker's own encoding of the `.drb` semantics (docs/drb.md) for a fixed thread count:
@@ -51,6 +52,14 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       for (const auto& v : p_.locals) {
         s.locals[t].push_back(ctx_.int_const(fmt::format("{}{}{}", tag, v.name, t).c_str()));
       }
+      s.pairs.emplace_back();
+      for (const auto& v : p_.pairs) {
+        s.pairs[t].emplace_back();
+        for (std::uint32_t c = 0; c < n_; ++c) {
+          s.pairs[t].back().push_back(
+              ctx_.int_const(fmt::format("{}{}.{}.{}", tag, v.name, t, c).c_str()));
+        }
+      }
     }
     return s;
   }
@@ -66,6 +75,11 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       init.push_back(s.pc[t] == static_cast<int>(p_.templates[template_of_[t]].first));
       for (std::size_t v = 0; v < p_.locals.size(); ++v) {
         init.push_back(s.locals[t][v] == ctx_.int_val(p_.locals[v].init.str().c_str()));
+      }
+      for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
+        for (const z3::expr& entry : s.pairs[t][v]) {
+          init.push_back(entry == ctx_.int_val(p_.pairs[v].init.str().c_str()));
+        }
       }
     }
     return z3::mk_and(init);
@@ -85,6 +99,9 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
                        s.pc[t] < static_cast<int>(tt.first + tt.size)) ||
                       s.pc[t] == static_cast<int>(tt.end_pc));
       for (std::size_t v = 0; v < p_.locals.size(); ++v) typed(p_.locals[v], s.locals[t][v]);
+      for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
+        for (const z3::expr& entry : s.pairs[t][v]) typed(p_.pairs[v], entry);
+      }
     }
     return z3::mk_and(parts);
   }
@@ -115,6 +132,22 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       }
       case Kind::kPc:
         return at(s.pc, e);
+      case Kind::kPair: {  // the row's entries at the column, then the row
+        const z3::expr row = Eval(*e.args[0], s, self, bound, fail);
+        const z3::expr column = Eval(*e.args[1], s, self, bound, fail);
+        const auto outside = [&](const z3::expr& i) { return i < 0 || i >= static_cast<int>(n_); };
+        *fail = *fail || outside(row) || outside(column);
+        const auto pick = [&](const z3::expr& i, const auto& entry) {
+          z3::expr out = entry(n_ - 1);
+          for (std::uint32_t k = n_ - 1; k-- > 0;) {
+            out = z3::ite(i == static_cast<int>(k), entry(k), out);
+          }
+          return out;
+        };
+        return pick(row, [&](std::uint32_t r) {
+          return pick(column, [&](std::uint32_t c) { return s.pairs[r][e.var][c]; });
+        });
+      }
       case Kind::kSharedElement:
       case Kind::kLocalElement: {
         const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
@@ -179,6 +212,15 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       }
     }
   }
+  void WritePair(Sym& s, const Instr::Target& x, const z3::expr& row, const z3::expr& column,
+                 const z3::expr& value) {
+    for (std::uint32_t r = 0; r < n_; ++r) {
+      for (std::uint32_t c = 0; c < n_; ++c) {
+        z3::expr& entry = s.pairs[r][x.var][c];
+        entry = z3::ite(row == static_cast<int>(r) && column == static_cast<int>(c), value, entry);
+      }
+    }
+  }
   void MoveTo(Sym& s, std::uint32_t t, std::uint32_t location) { s.pc[t] = ctx_.int_val(location); }
 
  private:
@@ -211,7 +253,7 @@ inline drb::Program ParseWithBlock(const JsonValue& block, const std::string& so
       program.statements.size() != model.statements.size() ||
       program.templates.size() != model.templates.size() ||
       program.shared.size() != model.shared.size() ||
-      program.locals.size() != model.locals.size() ||
+      program.locals.size() != model.locals.size() || program.pairs.size() != model.pairs.size() ||
       program.check_deadlock != model.check_deadlock) {
     throw InputError(
         block.where,

@@ -181,10 +181,11 @@ class StatementEncoder {
     std::vector<z3::expr> values;
     for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
     std::vector<z3::expr> indices;
+    std::vector<z3::expr> columns;        // of a per-pair array's entry (its row is the index)
     z3::expr bad = ctx_.bool_val(false);  // then nothing is written
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
-      const auto& var = x.local ? p_.locals[x.var] : p_.shared[x.var];
+      const auto& var = x.pair ? p_.pairs[x.var] : x.local ? p_.locals[x.var] : p_.shared[x.var];
       if (var.type == drb::Type::kNat) bad = bad || values[i] < 0;
       if (x.index) {
         indices.push_back(Value(*x.index, path, t, out));
@@ -192,12 +193,22 @@ class StatementEncoder {
       } else {
         indices.push_back(ctx_.int_val(0));
       }
+      if (x.pair) {
+        columns.push_back(Value(*x.column, path, t, out));
+        bad = bad || self().OutOfRange(x, columns.back());
+      } else {
+        columns.push_back(ctx_.int_val(0));
+      }
     }
     Finish(Path{path.guard && bad, path.state, {}}, t, p_.error_pc, true, out);
     path.guard = path.guard && !bad;
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
-      self().Write(path.state, x, t, x.index ? &indices[i] : nullptr, values[i]);
+      if (x.pair) {
+        self().WritePair(path.state, x, indices[i], columns[i], values[i]);
+      } else {
+        self().Write(path.state, x, t, x.index ? &indices[i] : nullptr, values[i]);
+      }
     }
   }
 

@@ -45,6 +45,10 @@ struct Expr {
     // itself (kShared, kLocal).
     kSharedElement,
     kLocalElement,
+    // An entry of a per-pair array `shared T a[threads][threads]`: var = the array (an index
+    // into Program::pairs), args[0] = the row's thread, args[1] = the column's (either outside
+    // the thread range a runtime error).
+    kPair,
   };
   enum class Op : std::uint8_t {
     kNone,
@@ -99,6 +103,10 @@ struct Instr {
     // is written (outside the thread range a runtime error). Null: var itself.
     ExprPtr index;
     std::uint32_t size = 0;
+    // An entry of a per-pair array (var indexes Program::pairs): index names the row's thread,
+    // column the column's, both evaluated at run time.
+    bool pair = false;
+    ExprPtr column;
   };
   Kind kind = Kind::kAssign;
   std::vector<Target> targets;  // kAssign: written simultaneously
@@ -155,6 +163,9 @@ struct Program {
   std::string file;
   std::vector<Variable> shared;
   std::vector<Variable> locals;
+  // Per-pair arrays, `shared T a[threads][threads]`: an entry a[i][j] for every ordered pair of
+  // threads (i == j included), which any thread reads and writes.
+  std::vector<Variable> pairs;
   std::vector<ThreadTemplate> templates;
   std::vector<Statement> statements;
   std::vector<AbstractionSpec> abstractions;

@@ -21,6 +21,7 @@ void Body(const std::vector<Instr>& body, std::vector<bool>& reads,
     for (const ExprPtr& e : op.exprs) Reads(*e, reads);
     for (const Instr::Target& t : op.targets) {
       if (t.index) Reads(*t.index, reads);
+      if (t.column) Reads(*t.column, reads);
     }
     if (op.kind == Instr::Kind::kGoto) gotos.push_back(op.label);
     for (const std::vector<Instr>& block : op.blocks) Body(block, reads, gotos);

@@ -122,6 +122,10 @@ class Checker {
       case Expr::Kind::kLocal:
         if (!e.args.empty()) ThreadIndex(*e.args[0]);
         return Plain(e, true, 1);
+      case Expr::Kind::kPair:  // both indices name threads; an entry holds no id
+        ThreadIndex(*e.args[0]);
+        ThreadIndex(*e.args[1]);
+        return e.sort == Sort::kBool ? Value::kBool : Value::kNumber;
       case Expr::Kind::kSharedElement:
       case Expr::Kind::kLocalElement:
         ArrayIndex(*e.args[0]);
@@ -174,6 +178,12 @@ class Checker {
   bool Assign(const Instr& instr, std::size_t i) {
     const Instr::Target& target = instr.targets[i];
     const Expr& rhs = *instr.exprs[i];
+    if (target.pair) {
+      ThreadIndex(*target.index);
+      ThreadIndex(*target.column);
+      if (Of(rhs) == Value::kId) Breach(rhs.where, "a thread id stored in a per-pair array");
+      return false;
+    }
     if (target.index) {
       if (target.size == 0) {
         ThreadIndex(*target.index);
@@ -211,6 +221,10 @@ void IndexExprs(const Expr& e, std::vector<const Expr*>& out) {
     if ((x.kind == Expr::Kind::kLocal || x.kind == Expr::Kind::kPc) && !x.args.empty()) {
       out.push_back(x.args[0].get());
     }
+    if (x.kind == Expr::Kind::kPair) {
+      out.push_back(x.args[0].get());
+      out.push_back(x.args[1].get());
+    }
   });
 }
 
@@ -227,6 +241,10 @@ void ThreadIndexExprs(const std::vector<Instr>& body, std::vector<const Expr*>& 
     for (const ExprPtr& e : op.exprs) IndexExprs(*e, out);
     for (const Instr::Target& t : op.targets) {
       if (t.local && t.index && t.size == 0) out.push_back(t.index.get());
+      if (t.pair) {
+        out.push_back(t.index.get());
+        out.push_back(t.column.get());
+      }
     }
     for (const std::vector<Instr>& block : op.blocks) ThreadIndexExprs(block, out);
   }
@@ -249,11 +267,12 @@ bool NamesSelf(const Expr& e) {
   return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return NamesSelf(*a); });
 }
 
-// Whether a statement's body writes another thread's entry of a per-thread array.
+// Whether a statement's body writes another thread's entry of a per-thread array (or an entry of
+// a per-pair array).
 bool WritesOthers(const std::vector<Instr>& body) {
   for (const Instr& op : body) {
     for (const Instr::Target& t : op.targets) {
-      if (t.local && t.index && t.size == 0) return true;
+      if ((t.local && t.index && t.size == 0) || t.pair) return true;
     }
     for (const std::vector<Instr>& block : op.blocks) {
       if (WritesOthers(block)) return true;
@@ -274,6 +293,7 @@ bool OwnStatesOnly(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::kShared:
     case Expr::Kind::kSharedElement:
+    case Expr::Kind::kPair:
     case Expr::Kind::kCount:
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:

@@ -65,7 +65,7 @@ void Parser::ParseDeclaration() {
   }
   do {
     const Token& name = ExpectIdent("a variable name");
-    if (FindVar(name.text) || FindArray(name.text)) {
+    if (FindVar(name.text) || FindArray(name.text) || FindPairArray(name.text)) {
       Fail(name, "'" + name.text + "' is declared twice");
     }
     Variable v{name.text, type, 0, Where(name)};
@@ -82,6 +82,20 @@ void Parser::ParseDeclaration() {
         }
         ++pos_;
         per_thread = true;
+        if (Peek("]") && PeekAt(1, "[")) {
+          // `shared T a[threads][threads]`: an entry per ordered pair of threads.
+          pos_ += 2;
+          if (!Accept("threads")) {
+            Fail(Cur(), "a per-pair array is `" + name.text + "[threads][threads]`" + Found());
+          }
+          Expect("]");
+          if (Accept("=")) v.init = InitialValue(type);
+          pair_arrays_[name.text] = static_cast<std::uint32_t>(program_.pairs.size());
+          program_.pairs.push_back(std::move(v));
+          // Thread permutations act on both indices, which the symmetry reduction does not do.
+          MarkAsymmetric(Where(name), "a per-pair array");
+          continue;
+        }
       } else {
         const Token& at = Cur();
         const Int n = ExpectNumber("an array size (a number, or `threads`)");
@@ -385,6 +399,8 @@ std::string ExprToString(const Program& program, const Expr& e, const std::strin
       return "exists " + binder() + ": " + sub(*e.args[0]);
     case Expr::Kind::kCount:
       return "count(" + binder() + ": " + sub(*e.args[0]) + ")";
+    case Expr::Kind::kPair:
+      return program.pairs[e.var].name + "[" + sub(*e.args[0]) + "][" + sub(*e.args[1]) + "]";
     case Expr::Kind::kSharedElement:
     case Expr::Kind::kLocalElement: {
       const std::string& first =

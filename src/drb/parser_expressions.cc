@@ -282,6 +282,24 @@ ExprPtr Parser::ArrayElement(const Token& name, const ArrayRef& array) {
   return e;
 }
 
+ExprPtr Parser::PairEntry(const Token& name, std::uint32_t pair) {
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Kind::kPair;
+  e->where = Where(name);
+  e->var = pair;
+  e->sort = program_.pairs[pair].type == Type::kBool ? Sort::kBool : Sort::kInt;
+  for (int k = 0; k < 2; ++k) {
+    if (!Accept("[")) {
+      Fail(Cur(), "'" + name.text + "' has an entry per pair of threads: name one, `" + name.text +
+                      "[i][j]`" + Found());
+    }
+    e->args.push_back(ParseIntExpr());
+    Expect("]");
+  }
+  Measure(*e, name);
+  return e;
+}
+
 ExprPtr Parser::ParsePrimary() {
   const Token& t = Cur();
   const SourceLocation where = Where(t);
@@ -336,6 +354,7 @@ ExprPtr Parser::ParsePrimary() {
     }
   }
   if (const auto array = FindArray(t.text)) return ArrayElement(t, *array);
+  if (const auto pair = FindPairArray(t.text)) return PairEntry(t, *pair);
   const auto ref = FindVar(t.text);
   if (!ref) Fail(t, "unknown name '" + t.text + "'");
   const Variable& var = ref->local ? program_.locals[ref->index] : program_.shared[ref->index];

@@ -124,6 +124,15 @@ class Parser {
     if (it == arrays_.end()) return std::nullopt;
     return it->second;
   }
+  // A per-pair array `shared T a[threads][threads]`: its index in Program::pairs.
+  std::optional<std::uint32_t> FindPairArray(const std::string& name) const {
+    const auto it = pair_arrays_.find(name);
+    if (it == pair_arrays_.end()) return std::nullopt;
+    return it->second;
+  }
+  // `[row][column]` after the name of a per-pair array: its entry, both indices thread indices
+  // evaluated at run time.
+  ExprPtr PairEntry(const Token& name, std::uint32_t pair);
   // `[index]` after the name of a fixed-size array: the element itself for a literal index (an
   // error outside the array), else its element chosen at run time (index as args[0]).
   ExprPtr ArrayElement(const Token& name, const ArrayRef& array);
@@ -261,6 +270,7 @@ class Parser {
   std::vector<std::pair<std::string, std::uint32_t>> bound_;
   absl::flat_hash_map<std::string, ArrayRef> arrays_;
   std::vector<std::uint32_t> per_thread_arrays_;  // the locals declared `shared T a[threads]`
+  absl::flat_hash_map<std::string, std::uint32_t> pair_arrays_;  // into Program::pairs
   // Where a use of `self` or a fixed thread index is recorded: the code's flag, or the
   // abstraction's being parsed.
   // What tells threads apart by their numbers, and where it first does (the code's, or while an

@@ -337,7 +337,7 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
   Instr set;
   set.kind = Instr::Kind::kAssign;
   set.where = Where(t);
-  set.targets.push_back({false, ref->index, nullptr, 0});
+  set.targets.push_back({false, ref->index, nullptr, 0, false, nullptr});
   set.exprs.push_back(value(t.text == "lock"));
   if (t.text == "unlock") {
     op = std::move(set);
@@ -367,7 +367,13 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
 Instr::Target Parser::ParseTarget(const Token& name, const Instr& op) {
   Instr::Target target;
   std::uint32_t span = 1;  // the variables the target may write, from target.var
-  if (const auto array = FindArray(name.text)) {
+  if (const auto pair = FindPairArray(name.text)) {
+    ExprPtr entry = PairEntry(name, *pair);
+    target.pair = true;
+    target.var = *pair;
+    target.index = std::move(entry->args[0]);
+    target.column = std::move(entry->args[1]);
+  } else if (const auto array = FindArray(name.text)) {
     ExprPtr element = ArrayElement(name, *array);
     target.local = array->local;
     target.var = element->var;
@@ -396,6 +402,7 @@ Instr::Target Parser::ParseTarget(const Token& name, const Instr& op) {
   }
   for (const Instr::Target& other : op.targets) {
     const std::uint32_t other_span = other.index && other.size > 0 ? other.size : 1;
+    if (other.pair != target.pair) continue;
     if (other.local == target.local && other.var < target.var + span &&
         target.var < other.var + other_span) {
       Fail(name, "'" + name.text + "' is assigned twice in one statement");
@@ -409,7 +416,9 @@ void Parser::ParseAssignments(Instr& op) {
   do {
     const Token& name = ExpectIdent("a variable to assign");
     Instr::Target target = ParseTarget(name, op);
-    const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
+    const Variable& var = target.pair    ? program_.pairs[target.var]
+                          : target.local ? program_.locals[target.var]
+                                         : program_.shared[target.var];
     Expect(":=");
     op.targets.push_back(std::move(target));
     if (Peek("fetch_and_add")) {
@@ -441,7 +450,7 @@ void Parser::ParseAssignments(Instr& op) {
       sum->args.push_back(std::move(amount));
       if (var.type == Type::kBool) Fail(name, "fetch_and_add returns an integer");
       op.exprs.push_back(std::move(read));
-      op.targets.push_back({false, vref->index, nullptr, 0});
+      op.targets.push_back({false, vref->index, nullptr, 0, false, nullptr});
       op.exprs.push_back(std::move(sum));
       continue;
     }

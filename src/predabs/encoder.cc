@@ -49,6 +49,12 @@ SymState Encoder::FreshState(const std::string& tag, const ThreadCount& count) {
   for (const Variable& v : program_.shared) out.shared.push_back(s_.FreshInt(tag + "." + v.name));
   for (const Variable& v : program_.locals) out.locals.push_back(array(tag + "." + v.name));
   out.pc = array(tag + ".pc");
+  if (!program_.pairs.empty() && !count.fixed && !count.ordered) {
+    throw std::logic_error("Encoder: a per-pair array with threads of an uninterpreted sort");
+  }
+  for (const Variable& v : program_.pairs) {
+    out.pairs.push_back(s_.FreshIntArray2(tag + "." + v.name));
+  }
   if (!count.fixed) {
     for (std::size_t k = 0; k < counts_.size(); ++k) {
       out.counts.push_back(s_.FreshInt(tag + ".count" + std::to_string(k)));
@@ -140,6 +146,17 @@ Term TypeOk(Solver& s, Type type, Term value) {
 }
 }  // namespace
 
+template <class PerColumn>
+Term Encoder::EveryColumn(const ThreadCount& count, PerColumn&& per_column) {
+  if (!count.fixed) {
+    const Term j = FreshThread(count, "j");
+    return s_.Quantify(true, j, s_.Implies(InRange(j, count), per_column(j)));
+  }
+  std::vector<Term> parts;
+  for (std::uint32_t j = 0; j < *count.fixed; ++j) parts.push_back(per_column(s_.Num(j)));
+  return s_.And(parts);
+}
+
 template <class PerThread>
 Term Encoder::EveryThread(const ThreadCount& count, PerThread&& per_thread) {
   if (!count.fixed) {
@@ -162,6 +179,12 @@ Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
     std::vector<Term> conj;
     for (std::size_t v = 0; v < program_.locals.size(); ++v) {
       conj.push_back(TypeOk(s_, program_.locals[v].type, s_.Select(state.locals[v], i)));
+    }
+    for (std::size_t v = 0; v < program_.pairs.size(); ++v) {
+      if (program_.pairs[v].type == Type::kInt) continue;
+      conj.push_back(EveryColumn(count, [&](Term j) {
+        return TypeOk(s_, program_.pairs[v].type, s_.Select2(state.pairs[v], i, j));
+      }));
     }
     conj.push_back(PcRange(s_.Select(state.pc, i), template_index));
     return s_.And(conj);
@@ -192,6 +215,11 @@ Term Encoder::Initial(const SymState& state, const ThreadCount& count) {
     for (std::size_t v = 0; v < program_.locals.size(); ++v) {
       conj.push_back(s_.Eq(s_.Select(state.locals[v], i), s_.IntValue(program_.locals[v].init)));
     }
+    for (std::size_t v = 0; v < program_.pairs.size(); ++v) {
+      conj.push_back(EveryColumn(count, [&](Term j) {
+        return s_.Eq(s_.Select2(state.pairs[v], i, j), s_.IntValue(program_.pairs[v].init));
+      }));
+    }
     conj.push_back(s_.Eq(s_.Select(state.pc, i), s_.Num(program_.templates[template_index].first)));
     return s_.And(conj);
   };
@@ -211,6 +239,7 @@ Term Encoder::SameState(const SymState& a, const SymState& b) {
   for (std::size_t v = 0; v < a.locals.size(); ++v)
     parts.push_back(s_.Eq(a.locals[v], b.locals[v]));
   parts.push_back(s_.Eq(a.pc, b.pc));
+  for (std::size_t v = 0; v < a.pairs.size(); ++v) parts.push_back(s_.Eq(a.pairs[v], b.pairs[v]));
   for (std::size_t k = 0; k < a.counts.size(); ++k)
     parts.push_back(s_.Eq(a.counts[k], b.counts[k]));
   return s_.And(parts);
@@ -270,6 +299,15 @@ void Encoder::QuantifiedErrors(const Expr& e, const SymState& state, const Threa
   errors->push_back(s_.Quantify(false, i, s_.And(guard)));
 }
 
+Term Encoder::PairIndex(const Expr& index, const SymState& state, const ThreadCount& count,
+                        Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
+  const Term t = EvalIn(index, state, count, self, slots, errors);
+  if (errors != nullptr && index.kind != Expr::Kind::kBound) {
+    errors->push_back(s_.Not(InRange(t, count)));
+  }
+  return t;
+}
+
 Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
                      std::vector<Term>& slots, std::vector<Term>* errors) {
   const auto thread_of = [&](const Expr& expr) -> Term {
@@ -296,6 +334,12 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     }
     case Expr::Kind::kPc:
       return s_.Select(state.pc, thread_of(e));
+    case Expr::Kind::kPair: {
+      const Term row = PairIndex(*e.args[0], state, count, self, slots, errors);
+      const Term column = PairIndex(*e.args[1], state, count, self, slots, errors);
+      const Term v = s_.Select2(state.pairs[e.var], row, column);
+      return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;
+    }
     case Expr::Kind::kSharedElement:
     case Expr::Kind::kLocalElement: {
       const Term index = EvalIn(*e.args[0], state, count, self, slots, errors);
@@ -441,150 +485,6 @@ Term Encoder::QuantifySymbolically(const Expr& e, const SymState& state, const T
   }
   guard.push_back(body);
   return s_.Quantify(false, i, s_.And(guard));
-}
-
-Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
-  if (ctx.post == nullptr) return s_.BoolValue(true);
-  std::vector<Term> parts;
-  for (std::size_t v = 0; v < env.shared.size(); ++v) {
-    parts.push_back(s_.Eq(ctx.post->shared[v], env.shared[v]));
-  }
-  const Term pc = s_.Store(ctx.pre->pc, ctx.actor, target);
-  if (!ctx.pre->counts.empty()) {
-    const SymState after{env.shared, env.locals, pc, {}};
-    const std::vector<Term> counts = CountsAfter(*ctx.pre, after, ctx.actor, *ctx.count);
-    for (std::size_t k = 0; k < counts.size(); ++k) {
-      parts.push_back(s_.Eq(ctx.post->counts[k], counts[k]));
-    }
-  }
-  if (pointwise_posts_ && ctx.count->fixed) {
-    for (std::uint32_t i = 0; i < *ctx.count->fixed; ++i) {
-      const Term thread = s_.Num(i);
-      for (std::size_t v = 0; v < env.locals.size(); ++v) {
-        parts.push_back(
-            s_.Eq(s_.Select(ctx.post->locals[v], thread), s_.Select(env.locals[v], thread)));
-      }
-      parts.push_back(s_.Eq(s_.Select(ctx.post->pc, thread), s_.Select(pc, thread)));
-    }
-    return s_.And(parts);
-  }
-  for (std::size_t v = 0; v < env.locals.size(); ++v) {
-    parts.push_back(s_.Eq(ctx.post->locals[v], env.locals[v]));
-  }
-  parts.push_back(s_.Eq(ctx.post->pc, pc));
-  return s_.And(parts);
-}
-
-Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
-  for (;;) {
-    Frame& top = frames.back();
-    if (top.index == top.block->size()) {
-      frames.pop_back();
-      if (frames.empty()) return Finish(ctx, env, s_.Num(program_.statements[ctx.stmt].next));
-      continue;
-    }
-    const Instr& op = (*top.block)[top.index++];
-    SymState now{env.shared, env.locals, ctx.pre->pc, {}};
-    if (!ctx.pre->counts.empty()) now.counts = CountsAfter(*ctx.pre, now, ctx.actor, *ctx.count);
-    std::vector<Term> slots(program_.num_slots, 0);
-    std::vector<Term> errors;
-    const Term fail = Finish(ctx, env, s_.Num(program_.error_pc));
-    const auto guarded = [&](Term rest) {
-      return errors.empty() ? rest : s_.Ite(s_.Or(errors), fail, rest);
-    };
-    switch (op.kind) {
-      case Instr::Kind::kAssign: {
-        std::vector<Term> values;
-        for (const ExprPtr& expr : op.exprs) {
-          values.push_back(EvalIn(*expr, now, *ctx.count, ctx.actor, slots, &errors));
-        }
-        Env next = env;
-        for (std::size_t i = 0; i < op.targets.size(); ++i) {
-          const Instr::Target& target = op.targets[i];
-          const Variable& var =
-              target.local ? program_.locals[target.var] : program_.shared[target.var];
-          Term value = values[i];
-          if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
-          if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
-          if (target.index) {
-            const Term index = EvalIn(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
-            WriteAt(target, index, value, ctx, env, next, errors);
-          } else if (target.local) {
-            next.locals[target.var] = s_.Store(env.locals[target.var], ctx.actor, value);
-          } else {
-            next.shared[target.var] = value;
-          }
-        }
-        return guarded(Exec(ctx, frames, std::move(next)));
-      }
-      case Instr::Kind::kAssume: {
-        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
-        return guarded(s_.And({c, Exec(ctx, frames, env)}));
-      }
-      case Instr::Kind::kAssert: {
-        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
-        return guarded(s_.Ite(c, Exec(ctx, frames, env), fail));
-      }
-      case Instr::Kind::kIf: {
-        const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
-        std::vector<Frame> then_frames = frames;
-        then_frames.push_back({&op.blocks[0], 0});
-        std::vector<Frame> else_frames = frames;
-        else_frames.push_back({&op.blocks[1], 0});
-        return guarded(s_.Ite(c, Exec(ctx, std::move(then_frames), env),
-                              Exec(ctx, std::move(else_frames), env)));
-      }
-      case Instr::Kind::kChoice: {
-        std::vector<Term> alternatives;
-        for (const auto& block : op.blocks) {
-          std::vector<Frame> f = frames;
-          f.push_back({&block, 0});
-          alternatives.push_back(Exec(ctx, std::move(f), env));
-        }
-        return s_.Or(alternatives);
-      }
-      case Instr::Kind::kGoto:
-        return Finish(ctx, env, s_.Num(op.label));
-    }
-  }
-}
-
-Term Encoder::OutOfRange(Term index, std::uint32_t size) {
-  return s_.Or({s_.Lt(index, s_.Num(0)), s_.Le(s_.Num(size), index)});
-}
-
-void Encoder::WriteAt(const Instr::Target& target, Term index, Term value, const Ctx& ctx,
-                      const Env& env, Env& next, std::vector<Term>& errors) {
-  if (target.size == 0) {  // another thread's entry of a per-thread array
-    errors.push_back(s_.Not(InRange(index, *ctx.count)));
-    next.locals[target.var] = s_.Store(env.locals[target.var], index, value);
-    return;
-  }
-  errors.push_back(OutOfRange(index, target.size));
-  for (std::uint32_t k = 0; k < target.size; ++k) {
-    const Term here = s_.Eq(index, s_.Num(k));
-    const std::uint32_t var = target.var + k;
-    if (target.local) {
-      const Term old = s_.Select(env.locals[var], ctx.actor);
-      next.locals[var] = s_.Store(env.locals[var], ctx.actor, s_.Ite(here, value, old));
-    } else {
-      next.shared[var] = s_.Ite(here, value, env.shared[var]);
-    }
-  }
-}
-
-Term Encoder::Step(std::uint32_t stmt, Term actor, const SymState& pre, const SymState& post,
-                   const ThreadCount& count) {
-  const Ctx ctx{stmt, actor, &pre, &post, &count};
-  const Term at = s_.Eq(s_.Select(pre.pc, actor), s_.Num(stmt));
-  return s_.And({at, Exec(ctx, {{&program_.statements[stmt].body, 0}}, {pre.shared, pre.locals})});
-}
-
-Term Encoder::Enabled(std::uint32_t stmt, Term actor, const SymState& pre,
-                      const ThreadCount& count) {
-  const Ctx ctx{stmt, actor, &pre, nullptr, &count};
-  const Term at = s_.Eq(s_.Select(pre.pc, actor), s_.Num(stmt));
-  return s_.And({at, Exec(ctx, {{&program_.statements[stmt].body, 0}}, {pre.shared, pre.locals})});
 }
 
 }  // namespace druba::predabs

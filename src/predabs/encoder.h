@@ -45,6 +45,9 @@ struct SymState {
   std::vector<Term> shared;  // Int
   std::vector<Term> locals;  // Int -> Int, indexed by thread
   Term pc = 0;               // Int -> Int, indexed by thread
+  // (Int, Int) -> Int, indexed by the row's thread and the column's (a fixed or ordered count
+  // only: a program with one is never symmetric).
+  std::vector<Term> pairs;
   // With the thread count symbolic: the value of each count the encoder tracks (Encoder::
   // TrackCounts), an Int each.
   std::vector<Term> counts;
@@ -127,7 +130,14 @@ class Encoder {
   struct Env {
     std::vector<Term> shared;
     std::vector<Term> locals;
+    std::vector<Term> pairs;
   };
+  // per_column(j) for every thread j: expanded for a fixed count, quantified otherwise.
+  template <class PerColumn>
+  Term EveryColumn(const ThreadCount& count, PerColumn&& per_column);
+  // A thread index of a per-pair entry: its range error (unless a quantified thread) to `errors`.
+  Term PairIndex(const Expr& index, const SymState& state, const ThreadCount& count, Term self,
+                 std::vector<Term>& slots, std::vector<Term>* errors);
   struct Frame {
     const std::vector<Instr>* block;
     std::size_t index;

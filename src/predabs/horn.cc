@@ -214,6 +214,12 @@ class HornEncoding {
                                     : std::string();
         name(pre_.locals[i][v], {std::move(text), var.type == Type::kBool});
       }
+      for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
+        for (std::uint32_t j = 0; j < n_; ++j) {
+          name(pre_.pairs[i][v][j], {fmt::format("{}[{}][{}]", p_.pairs[v].name, i, j),
+                                     p_.pairs[v].type == Type::kBool});
+        }
+      }
     }
     HornText reader(s_, std::move(names));
     absl::flat_hash_set<std::string> seen;
@@ -339,7 +345,9 @@ class HornEncoding {
   struct Scalars {
     std::vector<Term> shared;
     std::vector<std::vector<Term>> locals;  // [thread][variable]
-    std::vector<Term> all;                  // the relation's arguments, in that order
+    // [thread][array][column]: each thread's row of each per-pair array
+    std::vector<std::vector<std::vector<Term>>> pairs;
+    std::vector<Term> all;  // the relation's arguments, in that order
   };
   Scalars Scalars(const std::string& tag) {
     struct Scalars out;
@@ -352,6 +360,14 @@ class HornEncoding {
       for (const Variable& v : p_.locals) {
         out.locals[i].push_back(s_.FreshInt(fmt::format("{}.{}.{}", tag, v.name, i)));
         out.all.push_back(out.locals[i].back());
+      }
+      out.pairs.emplace_back();
+      for (const Variable& v : p_.pairs) {
+        out.pairs[i].emplace_back();
+        for (std::uint32_t j = 0; j < n_; ++j) {
+          out.pairs[i].back().push_back(s_.FreshInt(fmt::format("{}.{}.{}.{}", tag, v.name, i, j)));
+          out.all.push_back(out.pairs[i].back().back());
+        }
       }
     }
     return out;
@@ -369,6 +385,15 @@ class HornEncoding {
     Term pc = s_.ConstIntArray(0);
     for (std::uint32_t i = 0; i < n_; ++i) pc = s_.Store(pc, s_.Num(i), s_.Num(at[i]));
     out.pc = pc;
+    for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
+      Term entries = s_.ConstIntArray2(0);
+      for (std::uint32_t i = 0; i < n_; ++i) {
+        for (std::uint32_t j = 0; j < n_; ++j) {
+          entries = s_.Store2(entries, s_.Num(i), s_.Num(j), x.pairs[i][v][j]);
+        }
+      }
+      out.pairs.push_back(entries);
+    }
     return out;
   }
 

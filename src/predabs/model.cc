@@ -98,7 +98,7 @@ IntModel::IntModel(const Program& program, std::uint32_t num_threads)
     : program_(program),
       n_(num_threads),
       base_(program.shared.size()),
-      stride_(1 + program.locals.size()),
+      stride_(1 + program.locals.size() + program.pairs.size() * std::size_t{num_threads}),
       width_(base_ + std::size_t{num_threads} * stride_) {
   for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
     const std::uint32_t count = program.templates.size() == 1 ? n_ : program.templates[t].count;
@@ -115,6 +115,11 @@ IntModel::IntModel(const Program& program, std::uint32_t num_threads)
     initial_[PcSlot(t)] = program.templates[template_of_[t]].first;
     for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
       initial_[LocalSlot(t, v)] = values_.Encode(program.locals[v].init);
+    }
+    for (std::uint32_t p = 0; p < program.pairs.size(); ++p) {
+      for (std::uint32_t c = 0; c < n_; ++c) {
+        initial_[PairSlot(t, p, c)] = values_.Encode(program.pairs[p].init);
+      }
     }
   }
 }
@@ -134,11 +139,13 @@ bool IntModel::Holds(const Expr& expr, StateView state, std::uint32_t self) cons
 
 Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
                      std::vector<Int>& slots) const {
-  const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
-    if (expr.args.empty()) return self;
-    const Int index = EvalIn(*expr.args[0], state, self, slots);
+  const auto thread_at = [&](const Expr& index_expr) -> std::uint32_t {
+    const Int index = EvalIn(index_expr, state, self, slots);
     if (index < 0 || index >= n_) throw RuntimeFailure(Failure::kBadIndex);
     return static_cast<std::uint32_t>(index);
+  };
+  const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
+    return expr.args.empty() ? self : thread_at(*expr.args[0]);
   };
   switch (e.kind) {
     case Expr::Kind::kNumber:
@@ -151,6 +158,11 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
       return values_.Decode(state[LocalSlot(thread_of(e), e.var)]);
     case Expr::Kind::kPc:
       return Int(state[PcSlot(thread_of(e))]);
+    case Expr::Kind::kPair: {
+      const std::uint32_t row = thread_at(*e.args[0]);  // both evaluated: an error in either counts
+      const std::uint32_t column = thread_at(*e.args[1]);
+      return values_.Decode(state[PairSlot(row, e.var, column)]);
+    }
     case Expr::Kind::kSelf:
       return Int(self);
     case Expr::Kind::kBound:
@@ -205,13 +217,9 @@ bool IntModel::HasValueBeyond(StateView state, std::int64_t bound) const {
     const std::int64_t v = static_cast<std::int32_t>(w) >> 1;
     return v > bound || v < -bound;
   };
-  for (std::size_t v = 0; v < base_; ++v) {
-    if (beyond(state[v])) return true;
-  }
-  for (std::uint32_t t = 0; t < n_; ++t) {
-    for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
-      if (beyond(state[LocalSlot(t, v)])) return true;
-    }
+  for (std::size_t slot = 0; slot < width_; ++slot) {
+    const bool pc = slot >= base_ && (slot - base_) % stride_ == 0;
+    if (!pc && beyond(state[slot])) return true;
   }
   return false;
 }
@@ -329,10 +337,20 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     const Instr::Target& target = op.targets[i];
-    const Variable& var = target.local ? program_.locals[target.var] : program_.shared[target.var];
+    const Variable& var = target.pair    ? program_.pairs[target.var]
+                          : target.local ? program_.locals[target.var]
+                                         : program_.shared[target.var];
     std::uint32_t element = target.var;
     std::uint32_t owner = env.thread;
-    if (target.index) {
+    if (target.pair) {
+      const Int row = EvalIn(*target.index, now, env.thread, slots);
+      const Int column = EvalIn(*target.column, now, env.thread, slots);
+      if (row < 0 || row >= n_ || column < 0 || column >= n_) {
+        throw RuntimeFailure(Failure::kBadIndex);
+      }
+      where.push_back(PairSlot(static_cast<std::uint32_t>(row), target.var,
+                               static_cast<std::uint32_t>(column)));
+    } else if (target.index) {
       const Int index = EvalIn(*target.index, now, env.thread, slots);
       const std::uint32_t range = target.size > 0 ? target.size : n_;
       if (index < 0 || index >= range) throw RuntimeFailure(Failure::kBadIndex);
@@ -342,7 +360,7 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
         owner = static_cast<std::uint32_t>(index);  // another thread's entry
       }
     }
-    where.push_back(target.local ? LocalSlot(owner, element) : element);
+    if (!target.pair) where.push_back(target.local ? LocalSlot(owner, element) : element);
     // Nothing of this step is written.
     if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure(Failure::kNegativeNat);
   }
@@ -380,6 +398,13 @@ std::string IntModel::DescribeState(StateView state) const {
       out += " " + program_.locals[v].name + "=" +
              ValueText(program_.locals[v], state[LocalSlot(t, v)]);
     }
+    for (std::uint32_t p = 0; p < program_.pairs.size(); ++p) {  // "ok=[true,false]": row t
+      out += " " + program_.pairs[p].name + "=[";
+      for (std::uint32_t c = 0; c < n_; ++c) {
+        out += (c == 0 ? "" : ",") + ValueText(program_.pairs[p], state[PairSlot(t, p, c)]);
+      }
+      out += "]";
+    }
   }
   return out;
 }
@@ -406,6 +431,15 @@ std::string IntModel::DescribeChanges(StateView before, StateView after) const {
       if (before[slot] != after[slot]) {
         out += " T" + std::to_string(t) + "." + program_.locals[v].name + "=" +
                ValueText(program_.locals[v], after[slot]);
+      }
+    }
+    for (std::uint32_t p = 0; p < program_.pairs.size(); ++p) {
+      for (std::uint32_t c = 0; c < n_; ++c) {
+        const std::size_t slot = PairSlot(t, p, c);
+        if (before[slot] != after[slot]) {
+          out += " " + program_.pairs[p].name + "[" + std::to_string(t) + "][" + std::to_string(c) +
+                 "]=" + ValueText(program_.pairs[p], after[slot]);
+        }
       }
     }
   }

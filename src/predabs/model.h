@@ -1,12 +1,13 @@
 // The explicit-state semantics of a `.drb` program with a fixed number of threads, as an
 // ExplorableModel (explore/explorer.h).
 //
-// A state is a word vector: the shared variables, then per thread its location (pc) and its
-// locals. Integers are unbounded: a word holds a value in [-2^30, 2^30) directly (the fast path,
-// low bit 0; values of magnitude below 2^30) or, low bit 1, the index of an interned big integer
-// (Boost.Multiprecision). A value needs fewer than kMaxValueBits bits: a program whose values grow
-// past that (`x := x * x` in a loop doubles their size at every step) ends the run as `unknown`
-// (with SetLimits; without, ForEachSuccessor throws ValueOverflow) instead of computing for ever.
+// A state is a word vector: the shared variables, then per thread its location (pc), its
+// locals, and its row of each per-pair array (a[t][0..n-1]). Integers are unbounded: a word holds a
+// value in [-2^30, 2^30) directly (the fast path, low bit 0; values of magnitude below 2^30) or,
+// low bit 1, the index of an interned big integer (Boost.Multiprecision). A value needs fewer than
+// kMaxValueBits bits: a program whose values grow past that (`x := x * x` in a loop doubles their
+// size at every step) ends the run as `unknown` (with SetLimits; without, ForEachSuccessor throws
+// ValueOverflow) instead of computing for ever.
 #pragma once
 
 #include <cstdint>
@@ -81,6 +82,10 @@ class IntModel {
   std::size_t PcSlot(std::uint32_t thread) const { return base_ + std::size_t{thread} * stride_; }
   std::size_t LocalSlot(std::uint32_t thread, std::uint32_t var) const {
     return PcSlot(thread) + 1 + var;
+  }
+  // Entry a[row][column] of per-pair array `pair`.
+  std::size_t PairSlot(std::uint32_t row, std::uint32_t pair, std::uint32_t column) const {
+    return PcSlot(row) + 1 + program_.locals.size() + std::size_t{pair} * n_ + column;
   }
   std::uint32_t TemplateOf(std::uint32_t thread) const { return template_of_[thread]; }
 

@@ -35,6 +35,7 @@ bool Substitutable(const Expr& e, const Values& values) {
     case Kind::kSelf:
     case Kind::kSharedElement:
     case Kind::kLocalElement:
+    case Kind::kPair:
       return false;
     case Kind::kLocal:
       if (!e.args.empty() && values.contains({true, e.var})) return false;

@@ -76,6 +76,7 @@ class Ghoster {
     q.file = p_.file;
     q.shared = p_.shared;
     q.locals = p_.locals;
+    q.pairs = p_.pairs;
     q.templates = p_.templates;
     q.num_slots = p_.num_slots;
     q.error_pc = p_.error_pc;
@@ -147,7 +148,7 @@ class Ghoster {
     Instr op;
     op.kind = Instr::Kind::kAssign;
     op.where = value->where;
-    op.targets.push_back({local, var, nullptr, 0});
+    op.targets.push_back({local, var, nullptr, 0, false, nullptr});
     op.exprs.push_back(std::move(value));
     return op;
   }
@@ -231,7 +232,8 @@ class Ghoster {
       copy.label = op.label;
       copy.where = op.where;
       for (const Instr::Target& t : op.targets) {
-        copy.targets.push_back({t.local, t.var, t.index ? Rewrite(*t.index) : nullptr, t.size});
+        copy.targets.push_back({t.local, t.var, t.index ? Rewrite(*t.index) : nullptr, t.size,
+                                t.pair, t.column ? Rewrite(*t.column) : nullptr});
       }
       for (const ExprPtr& e : op.exprs) copy.exprs.push_back(Rewrite(*e));
       for (const std::vector<Instr>& inner : op.blocks) copy.blocks.push_back(Block(inner));

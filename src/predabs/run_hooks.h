@@ -191,6 +191,11 @@ struct DrbHooks {
         for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
           row += "," + value(s[model.LocalSlot(t, v)]);
         }
+        for (std::uint32_t a = 0; a < program.pairs.size(); ++a) {
+          for (std::uint32_t c = 0; c < model.num_threads(); ++c) {
+            row += "," + value(s[model.PairSlot(t, a, c)]);
+          }
+        }
       }
       row[0] = '[';
       states += (states.empty() ? "\n " : ",\n ") + row + "]";

@@ -62,6 +62,11 @@ class Solver {
   virtual Term FreshBool(const std::string& hint) = 0;
   virtual Term FreshIntArray(const std::string& hint) = 0;  // Int -> Int
   virtual Term ConstIntArray(const Int& value) = 0;         // Int -> Int, `value` everywhere
+  // (Int, Int) -> Int: a per-pair array, indexed by the row's thread and the column's.
+  virtual Term FreshIntArray2(const std::string& hint) = 0;
+  virtual Term ConstIntArray2(const Int& value) = 0;
+  virtual Term Select2(Term array, Term row, Term column) = 0;
+  virtual Term Store2(Term array, Term row, Term column, Term value) = 0;
   // Threads of a symbolic count: an uninterpreted sort, so that quantifiers over threads stay in
   // a fragment the solver decides well (finite model finding).
   virtual Term FreshThread(const std::string& hint) = 0;

@@ -42,6 +42,30 @@ class Z3Solver final : public Solver {
   Term ConstIntArray(const drb::Int& value) override {
     return Add(z3::const_array(context_.int_sort(), context_.int_val(value.str().c_str())));
   }
+  Term FreshIntArray2(const std::string& hint) override {
+    z3::sort_vector domain(context_);
+    domain.push_back(context_.int_sort());
+    domain.push_back(context_.int_sort());
+    return Add(
+        context_.constant(Name(hint).c_str(), context_.array_sort(domain, context_.int_sort())));
+  }
+  Term ConstIntArray2(const drb::Int& value) override {
+    const z3::expr i = context_.int_const(Name("ci").c_str());
+    const z3::expr j = context_.int_const(Name("cj").c_str());
+    return Add(z3::lambda(i, j, context_.int_val(value.str().c_str())));
+  }
+  Term Select2(Term array, Term row, Term column) override {
+    z3::expr_vector index(context_);
+    index.push_back(at(row));
+    index.push_back(at(column));
+    return Add(z3::select(at(array), index));
+  }
+  Term Store2(Term array, Term row, Term column, Term value) override {
+    z3::expr_vector index(context_);
+    index.push_back(at(row));
+    index.push_back(at(column));
+    return Add(z3::store(at(array), index, at(value)));
+  }
   Term FreshThread(const std::string& hint) override {
     return Add(context_.constant(Name(hint).c_str(), thread_sort_));
   }

@@ -78,6 +78,12 @@ inline Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateV
                            s.IntValue(model.values().Decode(state[model.LocalSlot(t, v)]))));
     }
     parts.push_back(s.Eq(s.Select(sym.pc, s.Num(t)), s.Num(state[model.PcSlot(t)])));
+    for (std::uint32_t v = 0; v < p.pairs.size(); ++v) {
+      for (std::uint32_t c = 0; c < model.num_threads(); ++c) {
+        parts.push_back(s.Eq(s.Select2(sym.pairs[v], s.Num(t), s.Num(c)),
+                             s.IntValue(model.values().Decode(state[model.PairSlot(t, v, c)]))));
+      }
+    }
   }
   return s.And(parts);
 }

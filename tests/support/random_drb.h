@@ -34,6 +34,11 @@ class Generator {
   // conditions compare it with `self` and range over the threads below or above one's own
   // (`forall i: i >= self || l[i] != 1`): programs that are not symmetric.
   void SetOrdered(bool on) { ordered_ = on; }
+  // With `pairs`, programs also have a per-pair array `p[threads][threads]`, read and written at
+  // the thread's own row or column or neither, with the other indices computed
+  // (`p[self][(y % 3)]`, `p[(x % 3)][(y % 3)]`: out of range at times) and read in quantifiers
+  // (`p[i][self]`); predicates read `p[self][self]`.
+  void SetPairs(bool on) { pairs_ = on; }
 
   // The text of the program made last.
   const std::string& Last() const { return last_; }
@@ -52,6 +57,7 @@ class Generator {
                       ";\nshared int y = " + std::to_string(R(0, 2)) +
                       ";\nlocal int l = " + std::to_string(R(0, 2)) + ";\n";
     if (ordered_) out += "shared int o = -1;\n";
+    if (pairs_) out += "shared int p[threads][threads] = " + std::to_string(R(0, 2)) + ";\n";
     if (structured_) {
       out += "shared int a[threads] = " + std::to_string(R(0, 2)) +
              ";\nshared int b[2] = " + std::to_string(R(0, 2)) +
@@ -100,6 +106,11 @@ class Generator {
   // range), and elements of the fixed-size arrays b[2] (shared) and c[2] (local) chosen at run
   // time (x % 3 may be 2: out of range) or by a number.
   std::string Var() {
+    if (pairs_ && R(0, 2) == 0) {
+      static const char* const kEntries[] = {"p[self][(y % 3)]", "p[(x % 3)][self]",
+                                             "p[(y % 3)][(x % 3)]"};
+      return in_predicate_ ? "p[self][self]" : kEntries[R(0, 2)];
+    }
     if (structured_ && R(0, 2) == 0) {
       static const char* const kElements[] = {"a[self]", "a[(y % 3)]", "b[(x % 3)]", "c[(l % 2)]",
                                               "b[1]"};
@@ -122,6 +133,11 @@ class Generator {
         default:
           return "count(k: l[k] < 2 && pc[k] != s" + std::to_string(R(0, k_ - 1)) + ")";
       }
+    }
+    if (pairs_ && R(0, 3) == 0) {
+      static const char* const kEntries[] = {"p[self][(x % 3)]", "p[(l % 3)][self]",
+                                             "p[(x % 3)][(y % 3)]"};
+      return in_predicate_ ? "p[self][self]" : kEntries[R(0, 2)];
     }
     if (structured_ && R(0, 4) == 0) {
       static const char* const kElements[] = {"a[self]", "a[(x % 3)]", "b[(y % 3)]", "c[(x % 2)]",
@@ -169,6 +185,7 @@ class Generator {
     if (kind == 6) return "(" + Cond(false) + " || " + Cond(false) + ")";
     if (kind == 7 && division_) return "(forall i != self: (x / (l[i] - 1)) != " + Atom() + ")";
     if (kind == 7 && structured_) return "(forall i != self: a[i] != " + Atom() + ")";
+    if (kind == 7 && pairs_) return "(forall i != self: p[i][self] != " + Atom() + ")";
     if (kind == 7) return "(forall i != self: l[i] != " + Atom() + ")";
     if (kind == 8) return "(exists i: l[i] == " + Atom() + ")";
     return "(count(i: pc[i] == s" + std::to_string(R(0, k_ - 1)) +
@@ -208,6 +225,7 @@ class Generator {
   bool unbounded_ = false;
   bool count_values_ = false;
   bool ordered_ = false;
+  bool pairs_ = false;
   bool in_predicate_ = false;
   int k_ = 1;
   std::string last_;
