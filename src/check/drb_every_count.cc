@@ -7,6 +7,7 @@
 #include <z3++.h>
 
 #include "check/drb_steps.h"
+#include "check/skolemize.h"
 #include "drb/counting.h"
 
 namespace druba::check {
@@ -29,36 +30,8 @@ struct State {
   z3::expr pc;
   std::vector<z3::expr> locals;
   std::vector<z3::expr> counts;
+  std::vector<z3::expr> pairs;  // ordered: each per-pair array, from two thread ids to integers
 };
-
-// `e` with each quantifier that is existential where it stands (exists under an even number of
-// negations, forall under an odd one; not below another quantifier, nor in an equivalence or a
-// condition) replaced by its body at fresh constants, which join `fresh`: satisfiable exactly
-// when `e` is, and the witnesses have names a ground query can instantiate the invariant at.
-z3::expr Skolemize(const z3::expr& e, bool positive, std::vector<z3::expr>& fresh) {
-  z3::context& ctx = e.ctx();
-  if (e.is_quantifier()) {
-    if (e.is_lambda() || e.is_exists() != positive) return e;
-    const auto bound = static_cast<int>(Z3_get_quantifier_num_bound(ctx, e));
-    z3::expr_vector names(ctx);
-    for (int i = bound; i-- > 0;) {  // de Bruijn index 0 is the last bound variable
-      const z3::sort sort(ctx, Z3_get_quantifier_bound_sort(ctx, e, static_cast<unsigned>(i)));
-      names.push_back(ctx.constant(fmt::format("sk{}", fresh.size()).c_str(), sort));
-      fresh.push_back(names.back());
-    }
-    return Skolemize(e.body().substitute(names), positive, fresh);
-  }
-  if (!e.is_app()) return e;
-  const Z3_decl_kind kind = e.decl().decl_kind();
-  if (kind == Z3_OP_NOT) return !Skolemize(e.arg(0), !positive, fresh);
-  if (kind == Z3_OP_IMPLIES) {
-    return z3::implies(Skolemize(e.arg(0), !positive, fresh), Skolemize(e.arg(1), positive, fresh));
-  }
-  if (kind != Z3_OP_AND && kind != Z3_OP_OR) return e;
-  z3::expr_vector args(ctx);
-  for (unsigned i = 0; i < e.num_args(); ++i) args.push_back(Skolemize(e.arg(i), positive, fresh));
-  return kind == Z3_OP_AND ? z3::mk_and(args) : z3::mk_or(args);
-}
 
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
  public:
@@ -89,11 +62,27 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     return z3::exists(ids, in && body);
   }
   z3::expr Int(const drb::Int& v) { return ctx_.int_val(v.str().c_str()); }
+  // A per-pair array (ordered ids): from the row's thread and the column's to integers.
+  z3::sort PairSort() {
+    z3::sort_vector both(ctx_);
+    both.push_back(thread_);
+    both.push_back(thread_);
+    return ctx_.array_sort(both, ctx_.int_sort());
+  }
+  static z3::expr Entry(const z3::expr& array, const z3::expr& row, const z3::expr& column) {
+    z3::expr_vector at(array.ctx());
+    at.push_back(row);
+    at.push_back(column);
+    return z3::select(array, at);
+  }
 
   State Fresh(const std::string& tag) {
     const z3::sort array = ctx_.array_sort(thread_, ctx_.int_sort());
-    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}, {}};
+    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}, {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
+    for (const auto& v : p_.pairs) {
+      s.pairs.push_back(ctx_.constant((tag + v.name).c_str(), PairSort()));
+    }
     for (const auto& v : p_.locals)
       s.locals.push_back(ctx_.constant((tag + v.name).c_str(), array));
     for (std::size_t k = 0; k < counts_.size(); ++k)
@@ -101,8 +90,10 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     return s;
   }
   State Initial() {
-    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}, {}};
+    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}, {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(Int(v.init));
+    for (const auto& v : p_.pairs)
+      s.pairs.push_back(z3::lambda(Thread("r"), Thread("c"), Int(v.init)));
     for (const auto& v : p_.locals) s.locals.push_back(z3::const_array(thread_, Int(v.init)));
     const z3::expr any = Thread("a");  // every thread starts alike: all counted, or none
     for (std::size_t k = 0; k < counts_.size(); ++k)
@@ -126,7 +117,15 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         pc == static_cast<int>(tt.end_pc));
     for (std::size_t v = 0; v < p_.locals.size(); ++v)
       typed(p_.locals[v], z3::select(s.locals[v], i));
-    return Forall(i, z3::mk_and(parts)) && Witnessed(s, 1);
+    z3::expr out = Forall(i, z3::mk_and(parts));
+    for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
+      if (p_.pairs[v].type == drb::Type::kInt) continue;
+      const z3::expr j = Thread("c");
+      parts.resize(0);
+      typed(p_.pairs[v], Entry(s.pairs[v], i, j));
+      out = out && Forall(i, Forall(j, z3::mk_and(parts)));
+    }
+    return out && Witnessed(s, 1);
   }
 
   // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
@@ -170,8 +169,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         return z3::select(s.locals[e.var], ThreadOf(e, s, self, bound, fail));
       case Kind::kPc:
         return z3::select(s.pc, ThreadOf(e, s, self, bound, fail));
-      case Kind::kPair:
-        throw Unsupported{"a per-pair array"};
+      case Kind::kPair: {
+        if (!ordered_) throw Unsupported{"a per-pair array"};
+        const z3::expr row = Eval(*e.args[0], s, self, bound, fail);
+        const z3::expr column = Eval(*e.args[1], s, self, bound, fail);
+        *fail = *fail || !InRange(row) || !InRange(column);
+        return Entry(s.pairs[e.var], row, column);
+      }
       case Kind::kSharedElement:
       case Kind::kLocalElement: {
         const z3::expr i = Eval(*e.args[0], s, self, bound, fail);
@@ -279,9 +283,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
-  void WritePair(State& /*s*/, const Instr::Target& /*x*/, const z3::expr& /*row*/,
-                 const z3::expr& /*column*/, const z3::expr& /*value*/) {
-    throw Unsupported{"a per-pair array"};
+  void WritePair(State& s, const Instr::Target& x, const z3::expr& row, const z3::expr& column,
+                 const z3::expr& value) {
+    if (!ordered_) throw Unsupported{"a per-pair array"};
+    z3::expr_vector at(ctx_);
+    at.push_back(row);
+    at.push_back(column);
+    s.pairs[x.var] = z3::store(s.pairs[x.var], at, value);
   }
   z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
     if (x.size == 0 && !ordered_) throw Unsupported{"writing another thread's entry"};
@@ -488,6 +496,19 @@ class GroundClosure {
   bool applies_ = false;
 };
 
+// Why this checker cannot state the program for every count, or "".
+std::string Unstated(const Program& program, const drb::AbstractionSpec& spec, bool ordered) {
+  if (ordered && program.templates.size() != 1)
+    return "the program has more than one thread template";
+  if (!program.pairs.empty() && !ordered) {
+    return "a per-pair array is stated for every thread count with ordered ids only";
+  }
+  if (!ordered && (!program.symmetric || !spec.symmetric)) {
+    return "the program or abstraction is not symmetric";
+  }
+  return {};
+}
+
 std::string CountsText(std::uint32_t min_threads, bool ordered) {
   return fmt::format("every count >= {}{}", min_threads, ordered ? ", ids ordered" : "");
 }
@@ -498,15 +519,8 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
                             const std::vector<Abstract>& set, std::uint32_t min_threads,
                             bool ordered, unsigned timeout_ms, LimitWatch* limits) {
   const std::string counts = CountsText(min_threads, ordered);
-  if (ordered && program.templates.size() != 1) {
-    return Invalid(std::move(r), "unsupported", "the program has more than one thread template");
-  }
-  if (!program.pairs.empty()) {
-    return Invalid(std::move(r), "unsupported",
-                   "a per-pair array cannot be stated for every thread count by this checker");
-  }
-  if (!ordered && (!program.symmetric || !spec.symmetric)) {
-    return Invalid(std::move(r), "unsupported", "the program or abstraction is not symmetric");
+  if (const std::string why = Unstated(program, spec, ordered); !why.empty()) {
+    return Invalid(std::move(r), "unsupported", why);
   }
   z3::context ctx;
   z3::solver solver(ctx);

@@ -83,17 +83,7 @@ void Parser::ParseDeclaration() {
         ++pos_;
         per_thread = true;
         if (Peek("]") && PeekAt(1, "[")) {
-          // `shared T a[threads][threads]`: an entry per ordered pair of threads.
-          pos_ += 2;
-          if (!Accept("threads")) {
-            Fail(Cur(), "a per-pair array is `" + name.text + "[threads][threads]`" + Found());
-          }
-          Expect("]");
-          if (Accept("=")) v.init = InitialValue(type);
-          pair_arrays_[name.text] = static_cast<std::uint32_t>(program_.pairs.size());
-          program_.pairs.push_back(std::move(v));
-          // Thread permutations act on both indices, which the symmetry reduction does not do.
-          MarkAsymmetric(Where(name), "a per-pair array");
+          ParsePairArray(name, std::move(v));
           continue;
         }
       } else {
@@ -138,6 +128,20 @@ void Parser::ParseDeclaration() {
     }
   } while (Accept(","));
   Expect(";");
+}
+
+// After `shared T a[threads`, at `][threads] [= v]`: an entry per ordered pair of threads.
+void Parser::ParsePairArray(const Token& name, Variable v) {
+  pos_ += 2;
+  if (!Accept("threads")) {
+    Fail(Cur(), "a per-pair array is `" + name.text + "[threads][threads]`" + Found());
+  }
+  Expect("]");
+  if (Accept("=")) v.init = InitialValue(v.type);
+  pair_arrays_[name.text] = static_cast<std::uint32_t>(program_.pairs.size());
+  program_.pairs.push_back(std::move(v));
+  // Thread permutations act on both indices, which the symmetry reduction does not do.
+  MarkAsymmetric(Where(name), "a per-pair array");
 }
 
 Int Parser::InitialValue(Type type) {

@@ -124,6 +124,7 @@ class Parser {
     if (it == arrays_.end()) return std::nullopt;
     return it->second;
   }
+  void ParsePairArray(const Token& name, Variable v);
   // A per-pair array `shared T a[threads][threads]`: its index in Program::pairs.
   std::optional<std::uint32_t> FindPairArray(const std::string& name) const {
     const auto it = pair_arrays_.find(name);

@@ -117,6 +117,34 @@ Term Encoder::CountValue(const Expr& e, const SymState& state, const ThreadCount
   return s_.Apply(Fn::kSub, {all, s_.Ite(own, s_.Num(1), s_.Num(0))});
 }
 
+std::vector<Term> Encoder::QuantifierWitnesses(std::uint32_t stmt, Term actor, const SymState& pre,
+                                               const ThreadCount& count, std::vector<Term>& facts) {
+  std::vector<Term> out;
+  const std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e.kind != Expr::Kind::kForall && e.kind != Expr::Kind::kExists) {
+      for (const ExprPtr& a : e.args) visit(*a);
+      return;
+    }
+    const Term u = FreshThread(count, "u");
+    std::vector<Term> at{InRange(u, count)};
+    if (e.exclude_self) at.push_back(s_.Not(s_.Eq(u, actor)));
+    const Term whole = Eval(e, pre, count, actor);
+    const Term one = Instance(e, pre, count, actor, u);
+    // forall: it holds, or fails at u; exists: it does not hold, or holds at u.
+    at.push_back(e.kind == Expr::Kind::kForall ? s_.Not(one) : one);
+    facts.push_back(s_.Or({e.kind == Expr::Kind::kForall ? whole : s_.Not(whole), s_.And(at)}));
+    out.push_back(u);
+  };
+  const std::function<void(const std::vector<Instr>&)> block = [&](const std::vector<Instr>& b) {
+    for (const Instr& op : b) {
+      for (const ExprPtr& e : op.exprs) visit(*e);
+      for (const std::vector<Instr>& inner : op.blocks) block(inner);
+    }
+  };
+  block(program_.statements[stmt].body);
+  return out;
+}
+
 Term Encoder::InRange(Term k, const ThreadCount& count) {
   if (!count.fixed && !count.ordered) return s_.Select(count.alive, k);
   return s_.And({s_.Le(s_.Num(0), k), s_.Lt(k, count.n)});

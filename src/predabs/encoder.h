@@ -108,6 +108,14 @@ class Encoder {
   Term Instance(const Expr& quantified, const SymState& state, const ThreadCount& count, Term self,
                 Term thread);
 
+  // Fresh threads that witness the quantifiers statement `stmt` evaluates (those not inside
+  // another), read in `pre` from `actor`'s view: a thread a `forall` fails at and one an `exists`
+  // holds at, when there is one. The facts that say so go to `facts`; they constrain the fresh
+  // threads only, so a query stays equisatisfiable with them, and an invariant instantiated at
+  // these threads reaches the thread a failing `assert forall ...` is about.
+  std::vector<Term> QuantifierWitnesses(std::uint32_t stmt, Term actor, const SymState& pre,
+                                        const ThreadCount& count, std::vector<Term>& facts);
+
   // Whether k is one of the program's threads.
   Term InRange(Term k, const ThreadCount& count);
   // Values of the declared types, locations of each thread's template, no thread failed.

@@ -12,6 +12,7 @@
 #include "drb/ordered.h"
 #include "explore/state_store.h"
 #include "predabs/model.h"
+#include "predabs/pair_candidates.h"
 
 namespace druba::predabs {
 namespace instance_detail {
@@ -487,7 +488,10 @@ struct CandidateReader::Explored {
 };
 
 CandidateReader::CandidateReader(const Program& program)
-    : program_(program), seen_(std::make_unique<Observations>(program)), blocker_(program) {}
+    : program_(program),
+      seen_(std::make_unique<Observations>(program)),
+      relations_(std::make_unique<RelationReader>(program)),
+      blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
 
@@ -501,11 +505,13 @@ const CubeBlocker& CandidateReader::Blocker() {
 }
 
 std::vector<std::string> CandidateReader::Candidates() const {
-  return CandidatesOf(program_, *seen_);
+  std::vector<std::string> out = CandidatesOf(program_, *seen_);
+  relations_->Candidates(PlacesOf(program_), out);
+  return out;
 }
 
 bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
-                              OrderedFigures::Instance& figures) {
+                              OrderedFigures::Instance& figures, std::uint64_t most) {
   const Program& program = program_;
   Observations& seen = *seen_;
   explored_.push_back(std::make_unique<Explored>(program, n));
@@ -525,11 +531,12 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
       return true;
     }
     seen.Record(model, s);
+    relations_->Record(model, s);
     for (std::uint32_t t = 0; t < n; ++t) {
       model.ForEachSuccessor(s, t,
                              [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });
     }
-    if (store.size() > kOrderedInstanceStates || (limits != nullptr && limits->Poll())) {
+    if (store.size() > most || (limits != nullptr && limits->Poll())) {
       figures.states = store.size();
       return false;
     }

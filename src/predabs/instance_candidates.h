@@ -50,6 +50,8 @@ Places PlacesOf(const Program& p);
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
+class RelationReader;  // pair_candidates.h
+
 class CandidateReader {
  public:
   explicit CandidateReader(const Program& program);  // one thread template
@@ -57,9 +59,10 @@ class CandidateReader {
   CandidateReader(const CandidateReader&) = delete;
   CandidateReader& operator=(const CandidateReader&) = delete;
 
-  // Explores the program at `n` threads (up to kOrderedInstanceStates states) and records what
-  // its states show; true when a thread failed (the search stops there).
-  bool Explore(std::uint32_t n, LimitWatch* limits, OrderedFigures::Instance& figures);
+  // Explores the program at `n` threads (up to `most` states) and records what its states show;
+  // true when a thread failed (the search stops there).
+  bool Explore(std::uint32_t n, LimitWatch* limits, OrderedFigures::Instance& figures,
+               std::uint64_t most = kOrderedInstanceStates);
 
   // What no explored state contradicts, from any thread `self`'s view: which own states
   // (location and per-thread variables) two threads i < j never stand in together, which values
@@ -78,6 +81,7 @@ class CandidateReader {
  private:
   const Program& program_;
   std::unique_ptr<Observations> seen_;
+  std::unique_ptr<RelationReader> relations_;  // per-pair arrays; numbers against counters
   CubeBlocker blocker_;
   struct Explored;  // an instance's model and states, kept for Blocker()
   std::vector<std::unique_ptr<Explored>> explored_;

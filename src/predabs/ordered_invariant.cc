@@ -20,7 +20,8 @@ namespace druba::predabs {
 namespace {
 
 // Houdini at first, first + 1 threads first, and at first + 2 too while more than
-// kManyCandidates are left (ground queries: cheaper than the symbolic ones for as many).
+// kManyCandidates are left or an instance was stopped by its budget (ground queries: cheaper than
+// the symbolic ones for as many).
 constexpr std::uint32_t kOrderedFixedCounts = 2;
 constexpr std::size_t kManyCandidates = 300;
 // Houdini::Grounded: rounds of instantiation, and the largest count whose models it checks.
@@ -104,9 +105,15 @@ class Houdini {
         for (std::size_t v = 0; v < p_.locals.size(); ++v) {
           if (ids_.locals[v]) hyp.threads.push_back(s_.Select(pre.locals[v], t));
         }
-        if (!Prune({enc_.WellFormed(pre, count_), enc_.InRange(t, count_),
-                    enc_.Step(stmt, t, pre, post, count_)},
-                   post, failed, writes_others ? std::nullopt : std::optional<Term>(t), &hyp)) {
+        std::vector<Term> context{enc_.WellFormed(pre, count_), enc_.InRange(t, count_),
+                                  enc_.Step(stmt, t, pre, post, count_)};
+        if (!count_.fixed) {  // ground queries instantiate the invariant at these threads too
+          for (const Term u : enc_.QuantifierWitnesses(stmt, t, pre, count_, context)) {
+            hyp.threads.push_back(u);
+          }
+        }
+        if (!Prune(std::move(context), post, failed,
+                   writes_others ? std::nullopt : std::optional<Term>(t), &hyp)) {
           return false;
         }
         if (failed_) {
@@ -444,8 +451,13 @@ namespace {
 bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsigned timeout_ms,
             LimitWatch* limits, std::vector<bool>& alive, std::string& failure,
             std::vector<Cti>& ctis, OrderedFigures& f) {
+  // An instance the state budget stopped proposes candidates that only its part of the states
+  // keeps; a larger count drops those at fixed counts, where the queries are cheap.
+  const bool partial = std::any_of(f.instances.begin(), f.instances.end(),
+                                   [](const OrderedFigures::Instance& i) { return !i.complete; });
   const auto many = [&] {
-    return static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
+    return partial ||
+           static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
   };
   const auto run = [&](std::optional<std::uint32_t> fixed) {
     Houdini h(with, fixed, first, alive, derived, timeout_ms, limits);
@@ -529,16 +541,20 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
   OrderedResult out;
   OrderedFigures& f = out.figures;
   CandidateReader reader(program);
+  // After an instance the budget stopped (values that grow without bound), the larger ones are
+  // explored too, with a quarter of it: what only three or four threads show (another thread's
+  // entry set while one scans) is what keeps candidates true of two threads alone out.
+  std::uint64_t budget = kOrderedInstanceStates;
   for (std::uint32_t n = first; n <= last; ++n) {
     f.instances.emplace_back();
-    if (reader.Explore(n, limits, f.instances.back())) {
+    if (reader.Explore(n, limits, f.instances.back(), budget)) {
       out.verdict = Verdict::kViolation;
       out.violation_at = n;
       out.reason = fmt::format("a thread fails at {} threads", n);
       f.seconds = clock.Seconds();
       return out;
     }
-    if (!f.instances.back().complete) break;  // larger instances would stop there too
+    if (!f.instances.back().complete) budget = kOrderedInstanceStates / 4;
   }
   std::vector<std::string> candidates = reader.Candidates();
   candidates.insert(candidates.end(), given.begin(), given.end());

@@ -12,9 +12,11 @@
 
 #include "check/drb_explicit.h"
 #include "common/diagnostics.h"
+#include "common/files.h"
 #include "common/json_reader.h"
 #include "predabs/brute_force.h"
 #include "predabs/encoder.h"
+#include "predabs/instance_candidates.h"
 #include "predabs/model.h"
 #include "predabs/program.h"
 #include "support/random_drb.h"
@@ -163,6 +165,65 @@ TEST(PairArraysTest, EncoderAgreesWithTheInterpreter) {
                compared, failures);
   EXPECT_GT(compared, testing::AtLeastU(150));
   EXPECT_GT(failures, testing::AtLeastU(10));
+}
+
+// What Ricart and Agrawala's protocol (models/ricart-agrawala.drb) needs read off its instances,
+// from a few thousand states of 2 and 3 threads: its row of replies where a thread stands, the
+// replies its scan has cleared, "a reply goes to the older request", and the clock above every
+// timestamp; and nothing that a state seen contradicts (the row of a thread that asks is empty).
+TEST(PairArraysTest, CandidatesOfRepliesAndTimestamps) {
+  const std::string text = ReadFile(DRUBA_SOURCE_DIR "/models/ricart-agrawala.drb");
+  const Program program = ParseProgram(text, "ricart-agrawala.drb");
+  CandidateReader reader(program);
+  for (std::uint32_t n = 2; n <= 3; ++n) {
+    OrderedFigures::Instance figures;
+    EXPECT_FALSE(reader.Explore(n, nullptr, figures, 20'000));
+  }
+  const std::vector<std::string> candidates = reader.Candidates();
+  const auto has = [&](const std::string& c) {
+    return std::find(candidates.begin(), candidates.end(), c) != candidates.end();
+  };
+  EXPECT_TRUE(has("forall j: j == self || pc[self] != crit || ok[self][j]"));
+  EXPECT_TRUE(has("forall j: j == self || pc[self] != ask || !ok[self][j]"));
+  EXPECT_TRUE(has("forall j: pc[self] != reset || j >= k[self] || !ok[self][j]"));
+  EXPECT_TRUE(
+      has("forall j: j <= self || pc[self] != collect || pc[j] != collect || "
+          "!ok[self][j] || ts[self] < ts[j]"));
+  EXPECT_TRUE(has("ts[self] <= clock"));
+  EXPECT_FALSE(has("forall j: j == self || pc[self] != collect || ok[self][j]"));
+  EXPECT_FALSE(has("forall j: j == self || pc[self] != collect || !ok[self][j]"));
+}
+
+// Encoder::QuantifierWitnesses, with the thread count left symbolic (ids ordered): the witness of
+// `assert forall i != self: pc[i] != crit` is a thread at crit whenever the assertion fails (here
+// thread 2 of 3, with thread 0 the one asserting), and the facts never exclude a state (with no
+// other thread at crit, the state is still there).
+TEST(PairArraysTest, WitnessesNameTheThreadAnAssertionIsAbout) {
+  const Program program = ParseProgram(
+      "thread T * 2 {\n  wait: skip;\n  crit: assert forall i != self: pc[i] != crit;\n}\n",
+      "m.drb");
+  const std::uint32_t crit = 1;
+  auto solver = MakeZ3Solver(5000);
+  Encoder enc(program, *solver);
+  std::vector<Term> facts;
+  const ThreadCount count = enc.Ordered(2, facts);
+  const SymState pre = enc.FreshState("s", count);
+  const Term t = solver->Num(0);
+  const std::vector<Term> witnesses = enc.QuantifierWitnesses(crit, t, pre, count, facts);
+  ASSERT_EQ(witnesses.size(), 1U);
+  const auto at = [&](std::int64_t thread, std::uint32_t pc) {
+    return solver->Eq(solver->Select(pre.pc, solver->Num(thread)), solver->Num(pc));
+  };
+  std::vector<Term> state = facts;
+  state.push_back(solver->Eq(count.n, solver->Num(3)));
+  state.push_back(at(0, crit));
+  state.push_back(at(1, 0));
+  std::vector<Term> failing = state;
+  failing.push_back(at(2, crit));
+  failing.push_back(solver->Not(solver->Eq(witnesses[0], solver->Num(2))));
+  EXPECT_EQ(solver->CheckAlone(failing), SatResult::kUnsat);
+  state.push_back(at(2, 0));
+  EXPECT_EQ(solver->CheckAlone(state), SatResult::kSat);
 }
 
 // The reader: a per-pair array is shared, both indices are `threads`, an entry names two threads,
