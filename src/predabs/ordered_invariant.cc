@@ -542,7 +542,7 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
   OrderedFigures& f = out.figures;
   CandidateReader reader(program);
   // After an instance the budget stopped (values that grow without bound), the larger ones are
-  // explored too, with a quarter of it: what only three or four threads show (another thread's
+  // explored too, with an eighth of it: what only three or four threads show (another thread's
   // entry set while one scans) is what keeps candidates true of two threads alone out.
   std::uint64_t budget = kOrderedInstanceStates;
   for (std::uint32_t n = first; n <= last; ++n) {
@@ -554,7 +554,7 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
       f.seconds = clock.Seconds();
       return out;
     }
-    if (!f.instances.back().complete) budget = kOrderedInstanceStates / 4;
+    if (!f.instances.back().complete) budget = kOrderedInstanceStates / 8;
   }
   std::vector<std::string> candidates = reader.Candidates();
   candidates.insert(candidates.end(), given.begin(), given.end());
