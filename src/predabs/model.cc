@@ -139,13 +139,11 @@ bool IntModel::Holds(const Expr& expr, StateView state, std::uint32_t self) cons
 
 Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
                      std::vector<Int>& slots) const {
-  const auto thread_at = [&](const Expr& index_expr) -> std::uint32_t {
-    const Int index = EvalIn(index_expr, state, self, slots);
+  const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
+    if (expr.args.empty()) return self;
+    const Int index = EvalIn(*expr.args[0], state, self, slots);
     if (index < 0 || index >= n_) throw RuntimeFailure(Failure::kBadIndex);
     return static_cast<std::uint32_t>(index);
-  };
-  const auto thread_of = [&](const Expr& expr) -> std::uint32_t {
-    return expr.args.empty() ? self : thread_at(*expr.args[0]);
   };
   switch (e.kind) {
     case Expr::Kind::kNumber:
@@ -158,10 +156,14 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
       return values_.Decode(state[LocalSlot(thread_of(e), e.var)]);
     case Expr::Kind::kPc:
       return Int(state[PcSlot(thread_of(e))]);
-    case Expr::Kind::kPair: {
-      const std::uint32_t row = thread_at(*e.args[0]);  // both evaluated: an error in either counts
-      const std::uint32_t column = thread_at(*e.args[1]);
-      return values_.Decode(state[PairSlot(row, e.var, column)]);
+    case Expr::Kind::kPair: {  // both indices evaluated before either is checked
+      const Int row = EvalIn(*e.args[0], state, self, slots);
+      const Int column = EvalIn(*e.args[1], state, self, slots);
+      if (row < 0 || row >= n_ || column < 0 || column >= n_) {
+        throw RuntimeFailure(Failure::kBadIndex);
+      }
+      return values_.Decode(state[PairSlot(static_cast<std::uint32_t>(row), e.var,
+                                           static_cast<std::uint32_t>(column))]);
     }
     case Expr::Kind::kSelf:
       return Int(self);

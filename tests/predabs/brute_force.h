@@ -88,6 +88,39 @@ inline Term Pin(Encoder& enc, const SymState& sym, const IntModel& model, StateV
   return s.And(parts);
 }
 
+// Every successor the interpreter gives `thread` from `state` satisfies the encoding's step
+// relation and nothing else does (each query pushed and popped on the encoder's solver); returns
+// how many of them go to the error location.
+inline std::size_t CompareStep(Encoder& enc, const ThreadCount& count, IntModel& model,
+                               const std::vector<Word>& state, std::uint32_t thread) {
+  Solver& s = enc.solver();
+  const Program& program = model.program();
+  const Word pc = state[model.PcSlot(thread)];
+  const SymState pre = enc.FreshState("pre", count);
+  const SymState post = enc.FreshState("post", count);
+  const Term pinned = Pin(enc, pre, model, StateView(state));
+  const Term step = enc.Step(pc, s.Num(thread), pre, post, count);
+  std::vector<Term> outcomes;
+  std::size_t failures = 0;
+  model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t action, StateView next) {
+    EXPECT_EQ(action, pc);
+    failures += next[model.PcSlot(thread)] == program.error_pc ? 1 : 0;
+    const Term is = Pin(enc, post, model, next);
+    outcomes.push_back(is);
+    s.Push();
+    s.Assert(s.And({pinned, step, is}));
+    EXPECT_EQ(s.Check(), SatResult::kSat)
+        << program.statements[pc].text << " to " << model.DescribeState(next);
+    s.Pop();
+  });
+  s.Push();
+  s.Assert(s.And({pinned, step, s.Not(s.Or(outcomes))}));
+  EXPECT_EQ(s.Check(), SatResult::kUnsat)
+      << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
+  s.Pop();
+  return failures;
+}
+
 // Verifies `program` with `n` threads (the default: exhaustion after a failed closure test) and
 // holds the answer against brute force: a safe set is exactly the abstraction of the reachable
 // states, a violation is real. Returns the verdict and whether a failure is reachable.

@@ -57,45 +57,21 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
       for (std::uint32_t t = 0; t < n; ++t) {
         const Word pc = state[model.PcSlot(t)];
         if (pc >= program.statements.size()) continue;
-        States expected;
-        model.ForEachSuccessor(StateView(state), t, [&](std::uint32_t action, StateView s) {
-          EXPECT_EQ(action, pc);
-          if (s[model.PcSlot(t)] == program.error_pc) ++failures;
-          expected.emplace_back(s.begin(), s.end());
-        });
+        bool moves = false;
+        model.ForEachSuccessor(StateView(state), t,
+                               [&](std::uint32_t, StateView) { moves = true; });
         const SymState pre = enc.FreshState("pre", count);
-        const SymState post = enc.FreshState("post", count);
-        const Term pinned = Pin(enc, pre, model, StateView(state));
         // Enabledness.
         solver->Push();
-        solver->Assert(pinned);
+        solver->Assert(Pin(enc, pre, model, StateView(state)));
         solver->Assert(enc.Enabled(pc, solver->Num(t), pre, count));
-        EXPECT_EQ(solver->Check(), expected.empty() ? SatResult::kUnsat : SatResult::kSat)
+        EXPECT_EQ(solver->Check(), moves ? SatResult::kSat : SatResult::kUnsat)
             << program.statements[pc].text;
         solver->Pop();
         // Every interpreter successor satisfies the step relation, and nothing else does.
-        const Term step = enc.Step(pc, solver->Num(t), pre, post, count);
-        std::vector<Term> outcomes;
-        for (const auto& succ : expected) {
-          const Term is = Pin(enc, post, model, StateView(succ));
-          outcomes.push_back(is);
-          solver->Push();
-          solver->Assert(pinned);
-          solver->Assert(step);
-          solver->Assert(is);
-          EXPECT_EQ(solver->Check(), SatResult::kSat)
-              << program.statements[pc].text << " to " << model.DescribeState(StateView(succ));
-          solver->Pop();
-        }
-        solver->Push();
-        solver->Assert(pinned);
-        solver->Assert(step);
-        solver->Assert(solver->Not(solver->Or(outcomes)));
-        EXPECT_EQ(solver->Check(), SatResult::kUnsat)
-            << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
-        solver->Pop();
+        failures += CompareStep(enc, count, model, state, t);
         ++compared;
-        if (!expected.empty()) ++enabled;
+        if (moves) ++enabled;
       }
     }
   }

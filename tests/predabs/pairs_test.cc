@@ -89,36 +89,6 @@ TEST(PairArraysTest, VerdictsAndCertificatesAgreeWithBruteForce) {
   EXPECT_GT(entries, testing::AtLeastU(20));
 }
 
-// Every successor the interpreter gives `thread` from `state` satisfies the encoding's step
-// relation and nothing else does; returns how many of them fail.
-std::size_t CompareStep(const Program& program, IntModel& model, const std::vector<Word>& state,
-                        std::uint32_t thread) {
-  auto solver = MakeZ3Solver(5000);
-  Encoder enc(program, *solver);
-  const ThreadCount count = enc.Fixed(model.num_threads());
-  const Word pc = state[model.PcSlot(thread)];
-  const SymState pre = enc.FreshState("pre", count);
-  const SymState post = enc.FreshState("post", count);
-  const Term pinned = Pin(enc, pre, model, StateView(state));
-  const Term step = enc.Step(pc, solver->Num(thread), pre, post, count);
-  std::vector<Term> outcomes;
-  std::size_t failures = 0;
-  model.ForEachSuccessor(StateView(state), thread, [&](std::uint32_t, StateView s) {
-    failures += s[model.PcSlot(thread)] == program.error_pc;
-    const Term is = Pin(enc, post, model, s);
-    outcomes.push_back(is);
-    solver->Push();
-    solver->Assert(solver->And({pinned, step, is}));
-    EXPECT_EQ(solver->Check(), SatResult::kSat)
-        << program.statements[pc].text << " to " << model.DescribeState(s);
-    solver->Pop();
-  });
-  solver->Assert(solver->And({pinned, step, solver->Not(solver->Or(outcomes))}));
-  EXPECT_EQ(solver->Check(), SatResult::kUnsat)
-      << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
-  return failures;
-}
-
 // The encoding reads and writes p[row][column], not p[column][row], and fails an index out of
 // range: each step of a small program, from each state it reaches.
 TEST(PairArraysTest, EncoderTellsRowsFromColumns) {
@@ -128,11 +98,14 @@ TEST(PairArraysTest, EncoderTellsRowsFromColumns) {
       "  c: assume p[self][k] == 7;\n}\n",
       "m.drb");
   IntModel model(program, 2);
+  auto solver = MakeZ3Solver(5000);
+  Encoder enc(program, *solver);
+  const ThreadCount count = enc.Fixed(2);
   std::size_t failures = 0;
   for (const auto& state : Reachable(model)) {
     for (std::uint32_t t = 0; t < 2; ++t) {
       if (state[model.PcSlot(t)] < program.statements.size()) {
-        failures += CompareStep(program, model, state, t);
+        failures += CompareStep(enc, count, model, state, t);
       }
     }
   }
@@ -151,12 +124,15 @@ TEST(PairArraysTest, EncoderAgreesWithTheInterpreter) {
     const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
     IntModel model(program, n);
     const States reachable = Reachable(model);
+    auto solver = MakeZ3Solver(5000);
+    Encoder enc(program, *solver);
+    const ThreadCount count = enc.Fixed(n);
     for (int sample = 0; sample < 4; ++sample) {
       const auto& state =
           reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
       for (std::uint32_t t = 0; t < n; ++t) {
         if (state[model.PcSlot(t)] >= program.statements.size()) continue;
-        failures += CompareStep(program, model, state, t);
+        failures += CompareStep(enc, count, model, state, t);
         ++compared;
       }
     }
