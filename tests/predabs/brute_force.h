@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
@@ -119,6 +120,29 @@ inline std::size_t CompareStep(Encoder& enc, const ThreadCount& count, IntModel&
       << program.statements[pc].text << " from " << model.DescribeState(StateView(state));
   s.Pop();
   return failures;
+}
+
+// Calls `step(enc, count, model, state, thread)` for every thread that has not finished in each
+// of `samples` reachable states (drawn with `rng`) of each of `rounds` random programs of `gen`
+// (1 to 3 threads, 4 statements, assertions), the encoding at the program's fixed count.
+template <class Step>
+void ForSampledSteps(Generator& gen, int rounds, int samples, std::mt19937& rng, Step&& step) {
+  for (int round = 0; round < rounds; ++round) {
+    const auto n = static_cast<std::uint32_t>(1 + round % 3);
+    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
+    IntModel model(program, n);
+    const States reachable = Reachable(model);
+    const auto solver = MakeZ3Solver(5000);
+    Encoder enc(program, *solver);
+    const ThreadCount count = enc.Fixed(n);
+    for (int sample = 0; sample < samples; ++sample) {
+      const auto& state =
+          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
+      for (std::uint32_t t = 0; t < n; ++t) {
+        if (state[model.PcSlot(t)] < program.statements.size()) step(enc, count, model, state, t);
+      }
+    }
+  }
 }
 
 // Verifies `program` with `n` threads (the default: exhaustion after a failed closure test) and

@@ -43,38 +43,28 @@ TEST(PredabsTest, EncoderAgreesWithTheInterpreter) {
   std::size_t compared = 0;
   std::size_t enabled = 0;
   std::size_t failures = 0;  // steps into the error location (assertions, division by zero)
-  for (int round = 0; round < testing::Sweep(120); ++round) {
-    const auto n = static_cast<std::uint32_t>(1 + round % 3);
-    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
-    IntModel model(program, n);
-    const States reachable = Reachable(model);
-    auto solver = MakeZ3Solver(5000);
-    Encoder enc(program, *solver);
-    const ThreadCount count = enc.Fixed(n);
-    for (int sample = 0; sample < 6; ++sample) {
-      const auto& state =
-          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
-      for (std::uint32_t t = 0; t < n; ++t) {
-        const Word pc = state[model.PcSlot(t)];
-        if (pc >= program.statements.size()) continue;
-        bool moves = false;
-        model.ForEachSuccessor(StateView(state), t,
-                               [&](std::uint32_t, StateView) { moves = true; });
-        const SymState pre = enc.FreshState("pre", count);
-        // Enabledness.
-        solver->Push();
-        solver->Assert(Pin(enc, pre, model, StateView(state)));
-        solver->Assert(enc.Enabled(pc, solver->Num(t), pre, count));
-        EXPECT_EQ(solver->Check(), moves ? SatResult::kSat : SatResult::kUnsat)
-            << program.statements[pc].text;
-        solver->Pop();
-        // Every interpreter successor satisfies the step relation, and nothing else does.
-        failures += CompareStep(enc, count, model, state, t);
-        ++compared;
-        if (moves) ++enabled;
-      }
-    }
-  }
+  ForSampledSteps(gen, testing::Sweep(120), 6, rng,
+                  [&](Encoder& enc, const ThreadCount& count, IntModel& model,
+                      const std::vector<Word>& state, std::uint32_t t) {
+                    Solver& solver = enc.solver();
+                    const Word pc = state[model.PcSlot(t)];
+                    bool moves = false;
+                    model.ForEachSuccessor(StateView(state), t,
+                                           [&](std::uint32_t, StateView) { moves = true; });
+                    // Enabledness.
+                    const SymState pre = enc.FreshState("pre", count);
+                    solver.Push();
+                    solver.Assert(Pin(enc, pre, model, StateView(state)));
+                    solver.Assert(enc.Enabled(pc, solver.Num(t), pre, count));
+                    EXPECT_EQ(solver.Check(), moves ? SatResult::kSat : SatResult::kUnsat)
+                        << model.program().statements[pc].text;
+                    solver.Pop();
+                    // Every interpreter successor satisfies the step relation, and nothing
+                    // else does.
+                    failures += CompareStep(enc, count, model, state, t);
+                    ++compared;
+                    if (moves) ++enabled;
+                  });
   std::fprintf(stderr, "Encoder: %zu steps compared, %zu enabled, %zu into the error location\n",
                compared, enabled, failures);
   EXPECT_GT(compared, testing::AtLeastU(500));

@@ -119,24 +119,12 @@ TEST(PairArraysTest, EncoderAgreesWithTheInterpreter) {
   std::mt19937 rng(5);
   std::size_t compared = 0;
   std::size_t failures = 0;
-  for (int round = 0; round < testing::Sweep(40); ++round) {
-    const auto n = static_cast<std::uint32_t>(1 + round % 3);
-    const Program program = ParseProgram(gen.Program(n, 4, true, 1, true), "random.drb");
-    IntModel model(program, n);
-    const States reachable = Reachable(model);
-    auto solver = MakeZ3Solver(5000);
-    Encoder enc(program, *solver);
-    const ThreadCount count = enc.Fixed(n);
-    for (int sample = 0; sample < 4; ++sample) {
-      const auto& state =
-          reachable[std::uniform_int_distribution<std::size_t>(0, reachable.size() - 1)(rng)];
-      for (std::uint32_t t = 0; t < n; ++t) {
-        if (state[model.PcSlot(t)] >= program.statements.size()) continue;
-        failures += CompareStep(enc, count, model, state, t);
-        ++compared;
-      }
-    }
-  }
+  ForSampledSteps(gen, testing::Sweep(40), 4, rng,
+                  [&](Encoder& enc, const ThreadCount& count, IntModel& model,
+                      const std::vector<Word>& state, std::uint32_t t) {
+                    failures += CompareStep(enc, count, model, state, t);
+                    ++compared;
+                  });
   std::fprintf(stderr, "PairArrays encoder: %zu steps compared, %zu into the error location\n",
                compared, failures);
   EXPECT_GT(compared, testing::AtLeastU(150));
