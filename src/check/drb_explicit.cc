@@ -179,10 +179,7 @@ class Interpreter {
   Int Eval(const Expr& e, const std::vector<Int>& st, std::uint32_t self,
            std::vector<Int>& bound) const {
     const auto thread = [&]() -> std::size_t {
-      if (e.args.empty()) return self;
-      const Int i = Eval(*e.args[0], st, self, bound);
-      if (i < 0 || i >= n_) throw RuntimeError{};
-      return static_cast<std::size_t>(i);
+      return e.args.empty() ? self : ThreadAt(*e.args[0], st, self, bound);
     };
     switch (e.kind) {
       case Expr::Kind::kNumber:

@@ -106,6 +106,15 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
     return z3::mk_and(parts);
   }
 
+  // entry(k) at k == i, as ites over k in 0..size-1 (the last one where i is none of them).
+  template <class Entry>
+  static z3::expr Pick(const z3::expr& i, std::uint32_t size, const Entry& entry) {
+    z3::expr out = entry(size - 1);
+    for (std::uint32_t k = size - 1; k-- > 0;)
+      out = z3::ite(i == static_cast<int>(k), entry(k), out);
+    return out;
+  }
+
   // The value of `e` from thread `self`'s view; *fail collects when its evaluation fails.
   z3::expr Eval(const Expr& e, const Sym& s, std::uint32_t self, std::vector<z3::expr>& bound,
                 z3::expr* fail) {
@@ -113,10 +122,7 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       if (holder.args.empty()) return per_thread[self];
       const z3::expr i = Eval(*holder.args[0], s, self, bound, fail);
       *fail = *fail || i < 0 || i >= static_cast<int>(n_);
-      z3::expr out = per_thread[n_ - 1];
-      for (std::uint32_t t = n_ - 1; t-- > 0;)
-        out = z3::ite(i == static_cast<int>(t), per_thread[t], out);
-      return out;
+      return Pick(i, n_, [&](std::uint32_t t) { return per_thread[t]; });
     };
     switch (e.kind) {
       case Kind::kNumber:
@@ -137,15 +143,8 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
         const z3::expr column = Eval(*e.args[1], s, self, bound, fail);
         const auto outside = [&](const z3::expr& i) { return i < 0 || i >= static_cast<int>(n_); };
         *fail = *fail || outside(row) || outside(column);
-        const auto pick = [&](const z3::expr& i, const auto& entry) {
-          z3::expr out = entry(n_ - 1);
-          for (std::uint32_t k = n_ - 1; k-- > 0;) {
-            out = z3::ite(i == static_cast<int>(k), entry(k), out);
-          }
-          return out;
-        };
-        return pick(row, [&](std::uint32_t r) {
-          return pick(column, [&](std::uint32_t c) { return s.pairs[r][e.var][c]; });
+        return Pick(row, n_, [&](std::uint32_t r) {
+          return Pick(column, n_, [&](std::uint32_t c) { return s.pairs[r][e.var][c]; });
         });
       }
       case Kind::kSharedElement:
@@ -154,11 +153,7 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
         const auto size = static_cast<std::uint32_t>(e.value);
         *fail = *fail || i < 0 || i >= static_cast<int>(size);
         const auto& row = e.kind == Kind::kSharedElement ? s.shared : s.locals[self];
-        z3::expr out = row[e.var + size - 1];
-        for (std::uint32_t k = size - 1; k-- > 0;) {
-          out = z3::ite(i == static_cast<int>(k), row[e.var + k], out);
-        }
-        return out;
+        return Pick(i, size, [&](std::uint32_t k) { return row[e.var + k]; });
       }
       case Kind::kSelf:
         return ctx_.int_val(self);

@@ -327,8 +327,8 @@ void Encoder::QuantifiedErrors(const Expr& e, const SymState& state, const Threa
   errors->push_back(s_.Quantify(false, i, s_.And(guard)));
 }
 
-Term Encoder::PairIndex(const Expr& index, const SymState& state, const ThreadCount& count,
-                        Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
+Term Encoder::IndexedThread(const Expr& index, const SymState& state, const ThreadCount& count,
+                            Term self, std::vector<Term>& slots, std::vector<Term>* errors) {
   const Term t = EvalIn(index, state, count, self, slots, errors);
   if (errors != nullptr && index.kind != Expr::Kind::kBound) {
     errors->push_back(s_.Not(InRange(t, count)));
@@ -339,12 +339,8 @@ Term Encoder::PairIndex(const Expr& index, const SymState& state, const ThreadCo
 Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
                      std::vector<Term>& slots, std::vector<Term>* errors) {
   const auto thread_of = [&](const Expr& expr) -> Term {
-    if (expr.args.empty()) return self;
-    const Term index = EvalIn(*expr.args[0], state, count, self, slots, errors);
-    if (errors != nullptr && expr.args[0]->kind != Expr::Kind::kBound) {
-      errors->push_back(s_.Not(InRange(index, count)));
-    }
-    return index;
+    return expr.args.empty() ? self
+                             : IndexedThread(*expr.args[0], state, count, self, slots, errors);
   };
   switch (e.kind) {
     case Expr::Kind::kNumber:
@@ -363,8 +359,8 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     case Expr::Kind::kPc:
       return s_.Select(state.pc, thread_of(e));
     case Expr::Kind::kPair: {
-      const Term row = PairIndex(*e.args[0], state, count, self, slots, errors);
-      const Term column = PairIndex(*e.args[1], state, count, self, slots, errors);
+      const Term row = IndexedThread(*e.args[0], state, count, self, slots, errors);
+      const Term column = IndexedThread(*e.args[1], state, count, self, slots, errors);
       const Term v = s_.Select2(state.pairs[e.var], row, column);
       return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;
     }

@@ -143,9 +143,10 @@ class Encoder {
   // per_column(j) for every thread j: expanded for a fixed count, quantified otherwise.
   template <class PerColumn>
   Term EveryColumn(const ThreadCount& count, PerColumn&& per_column);
-  // A thread index of a per-pair entry: its range error (unless a quantified thread) to `errors`.
-  Term PairIndex(const Expr& index, const SymState& state, const ThreadCount& count, Term self,
-                 std::vector<Term>& slots, std::vector<Term>* errors);
+  // The thread an index names (of another thread's location or entry, of a per-pair entry): its
+  // range error, unless a quantified thread, to `errors`.
+  Term IndexedThread(const Expr& index, const SymState& state, const ThreadCount& count, Term self,
+                     std::vector<Term>& slots, std::vector<Term>* errors);
   struct Frame {
     const std::vector<Instr>* block;
     std::size_t index;

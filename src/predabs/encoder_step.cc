@@ -82,8 +82,9 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
           if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
           if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
           if (target.pair) {
-            const Term r = PairIndex(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
-            const Term c = PairIndex(*target.column, now, *ctx.count, ctx.actor, slots, &errors);
+            const Term r = IndexedThread(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
+            const Term c =
+                IndexedThread(*target.column, now, *ctx.count, ctx.actor, slots, &errors);
             next.pairs[target.var] = s_.Store2(env.pairs[target.var], r, c, value);
           } else if (target.index) {
             const Term index = EvalIn(*target.index, now, *ctx.count, ctx.actor, slots, &errors);

@@ -406,7 +406,6 @@ void Existence(const Program& p, const Observations& o, const Places& places,
 // the own states are too many to be listed in pairs.
 void PairOrders(const Program& p, const Observations& o, const Places& places,
                 std::vector<std::string>& out) {
-  static const char* const kOps[8] = {"", "<", "==", "<=", ">", "!=", ">=", ""};
   const std::size_t locals = p.locals.size();
   for (std::size_t x = 0; x < places.named.size(); ++x) {
     for (std::size_t y = 0; y < places.named.size(); ++y) {
@@ -424,7 +423,7 @@ void PairOrders(const Program& p, const Observations& o, const Places& places,
         out.push_back(
             fmt::format("forall {0}: {0} <= self || pc[self] != {1} || pc[{0}] != {2} "
                         "|| {3}[self] {4} {3}[{0}]",
-                        places.j, places.labels[x], places.labels[y], var.name, kOps[seen]));
+                        places.j, places.labels[x], places.labels[y], var.name, kOrderOps[seen]));
       }
     }
   }

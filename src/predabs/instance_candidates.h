@@ -47,6 +47,10 @@ struct Places {
 };
 Places PlacesOf(const Program& p);
 
+// `OP` such that `a OP b` holds exactly for the orders seen between a and b (bits: 1 below, 2
+// equal, 4 above); "" for none or all.
+inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=", ""};
+
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 

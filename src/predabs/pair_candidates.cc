@@ -11,8 +11,6 @@ namespace druba::predabs {
 namespace {
 
 constexpr std::size_t kMaxListed = 4;
-// `OP` such that `a OP b` holds exactly for the orders seen (1 below, 2 equal, 4 above).
-constexpr const char* kOps[8] = {"", "<", "==", "<=", ">", "!=", ">=", ""};
 
 bool Informative(std::uint8_t seen) {
   return seen != 0 && seen != 7;
@@ -82,13 +80,15 @@ RelationReader::RelationReader(const Program& program)
 void RelationReader::Record(const IntModel& m, StateView s) {
   const ValueTable& values = m.values();
   const std::uint32_t n = m.num_threads();
+  std::vector<Int> counters;
+  for (const std::uint32_t x : counters_) counters.push_back(values.Decode(s[x]));
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::size_t a = s[m.PcSlot(i)];
     if (a >= pcs_) continue;
     for (std::size_t w = 0; w < numbers_.size(); ++w) {
       const Int mine = values.Decode(s[m.LocalSlot(i, numbers_[w])]);
       for (std::size_t x = 0; x < counters_.size(); ++x) {
-        const std::uint8_t o = Order(mine, values.Decode(s[counters_[x]]));
+        const std::uint8_t o = Order(mine, counters[x]);
         against_[Against(a, w, x)] |= o;
         against_[Against(pcs_, w, x)] |= o;
       }
@@ -225,7 +225,7 @@ void RelationReader::OrderCandidates(const Places& places, std::vector<std::stri
                   "forall {0}: {0} <= self || pc[self] != {1} || pc[{0}] != {2} || {3}{4} || "
                   "{5}[self] {6} {5}[{0}]",
                   j, places.labels[x], places.labels[y], holds ? "!" : "", entry, name,
-                  kOps[seen]));
+                  kOrderOps[seen]));
             }
           }
         }
@@ -242,13 +242,13 @@ void RelationReader::SharedCandidates(const Places& places, std::vector<std::str
       const std::string& counter = program_.shared[counters_[x]].name;
       const std::uint8_t anywhere = against_[Against(pcs_, w, x)];
       if (Informative(anywhere)) {
-        out.push_back(fmt::format("{}[self] {} {}", name, kOps[anywhere], counter));
+        out.push_back(fmt::format("{}[self] {} {}", name, kOrderOps[anywhere], counter));
       }
       for (std::size_t k = 0; k < places.named.size(); ++k) {
         const std::uint8_t here = against_[Against(places.named[k], w, x)];
         if (!Informative(here) || here == anywhere) continue;
         out.push_back(fmt::format("pc[self] != {} || {}[self] {} {}", places.labels[k], name,
-                                  kOps[here], counter));
+                                  kOrderOps[here], counter));
       }
     }
   }

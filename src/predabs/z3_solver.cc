@@ -55,16 +55,16 @@ class Z3Solver final : public Solver {
     return Add(z3::lambda(i, j, context_.int_val(value.str().c_str())));
   }
   Term Select2(Term array, Term row, Term column) override {
-    z3::expr_vector index(context_);
-    index.push_back(at(row));
-    index.push_back(at(column));
-    return Add(z3::select(at(array), index));
+    return Add(z3::select(at(array), Both(row, column)));
   }
   Term Store2(Term array, Term row, Term column, Term value) override {
+    return Add(z3::store(at(array), Both(row, column), at(value)));
+  }
+  z3::expr_vector Both(Term row, Term column) {
     z3::expr_vector index(context_);
     index.push_back(at(row));
     index.push_back(at(column));
-    return Add(z3::store(at(array), index, at(value)));
+    return index;
   }
   Term FreshThread(const std::string& hint) override {
     return Add(context_.constant(Name(hint).c_str(), thread_sort_));
