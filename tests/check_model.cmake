@@ -7,7 +7,8 @@
 # "proof"). `exhaust=X` passes --exhaust-share X to verify (0: the paper's algorithm alone, no
 # exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
 # thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify;
-# `refine=off` passes --refine off (the abstraction as given, no refinement).
+# `refine=off` passes --refine off (the abstraction as given, no refinement); `horn=X` passes
+# --horn X (off: no Horn solver at one thread count).
 # `orbits=N` checks that the search over one state per orbit of the thread symmetry answered
 # (JSON "symmetric_exhaustion") after storing N states (a symmetric .drb program at one count).
 # For `.drb` models the expectation lines may also say threads=N or threads=N.. and
@@ -72,6 +73,7 @@ foreach(line IN LISTS lines)
   field("${line}" "deadlock" deadlock)
   field("${line}" "mode" mode)
   field("${line}" "refine" refine)
+  field("${line}" "horn" horn)
   field("${line}" "orbits" orbits)
   field("${line}" "violation-threads" violation_threads)
   set(model_args)
@@ -118,6 +120,9 @@ foreach(line IN LISTS lines)
     endif()
     if(NOT refine STREQUAL "")  # not if(refine): "off" is false to CMake
       list(APPEND command --refine ${refine})
+    endif()
+    if(NOT horn STREQUAL "")
+      list(APPEND command --horn ${horn})
     endif()
     get_filename_component(stem "${MODEL}" NAME)
     set(cert "${WORKDIR}/${stem}.${checked}.cert.json")
