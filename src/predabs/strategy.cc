@@ -113,6 +113,23 @@ std::optional<Round> RefineAfterFirst(const DrbRequest& request, const Program& 
   return round;
 }
 
+// Makes the one-count round `first` a `safe` by an inductive invariant (proof: invariant), with
+// `reason` and the invariant's certificate.
+void ProvedByInvariant(Round& first, const std::string& reason, std::string certificate) {
+  first.counts.verdict = Verdict::kSafe;
+  first.counts.reason = reason;
+  run::CountRun& run = first.runs.back();
+  run.result.verdict = Verdict::kSafe;
+  run.result.reason = reason;
+  run.result.proof = Proof::kInvariant;
+  run.result.closure_failure.reset();
+  run.closure_break.reset();
+  run.closure_breaks.clear();
+  run.disrespecting.clear();  // the invariant does not rest on the abstraction
+  run.certificate = std::move(certificate);
+  run.certificate_note.clear();
+}
+
 // After a first round that ended `unknown` at one thread count (verify, mode druba): asks the
 // Horn solver for an invariant (first.horn) and, when it is a proof (checked, HornUse allowing),
 // makes `first` a `safe` by it and returns true.
@@ -171,18 +188,8 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
       "an inductive invariant excludes every failure{} (one formula for each of {} location "
       "tuples, from a Horn solver, checked)",
       options.deadlock || program.check_deadlock ? " and deadlock" : "", found.invariant.size());
-  first.counts.verdict = Verdict::kSafe;
-  first.counts.reason = reason;
-  run::CountRun& run = first.runs.back();
-  run.result.verdict = Verdict::kSafe;
-  run.result.reason = reason;
-  run.result.proof = Proof::kInvariant;
-  run.result.closure_failure.reset();
-  run.closure_break.reset();
-  run.closure_breaks.clear();
-  run.disrespecting.clear();  // the invariant does not rest on the abstraction
-  run.certificate = InvariantCertificate(request.digest, n, options.deadlock, found.invariant);
-  run.certificate_note.clear();
+  ProvedByInvariant(first, reason,
+                    InvariantCertificate(request.digest, n, options.deadlock, found.invariant));
   return true;
 }
 
@@ -209,19 +216,8 @@ bool TryOrdered(const DrbRequest& request, const Program& program, const ThreadC
                                     VerdictName(proof.verdict), proof.reason));
   }
   if (proof.verdict != Verdict::kSafe) return false;
-  const std::string reason = fmt::format("{}, so at {} threads", proof.reason, n);
-  first.counts.verdict = Verdict::kSafe;
-  first.counts.reason = reason;
-  run::CountRun& run = first.runs.back();
-  run.result.verdict = Verdict::kSafe;
-  run.result.reason = reason;
-  run.result.proof = Proof::kInvariant;
-  run.result.closure_failure.reset();
-  run.closure_break.reset();
-  run.closure_breaks.clear();
-  run.disrespecting.clear();  // the invariant does not rest on the abstraction
-  run.certificate = OrderedCertificate(request.digest, n, proof.invariant);
-  run.certificate_note.clear();
+  ProvedByInvariant(first, fmt::format("{}, so at {} threads", proof.reason, n),
+                    OrderedCertificate(request.digest, n, proof.invariant));
   return true;
 }
 
