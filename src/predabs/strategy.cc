@@ -1,6 +1,7 @@
 #include "predabs/strategy.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -193,19 +194,48 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   return true;
 }
 
-// After refinement did not decide at one thread count N, on a program of one thread template
-// that is not symmetric (and no deadlock to decide): the invariants from finite instances
-// (ordered_invariant.h) prove every count >= N at once, N among them. They come before the Horn
-// solver's second attempt, which for such protocols often ends undecided (Ricart-Agrawala at 3
-// threads: Spacer gives up after about 150 s; these take about 10 s). Makes `first` a `safe` by
-// them and returns true.
+// Whether a statement of `program` names a fixed thread (`num[0]`, `pc[1]`): its threads are then
+// not alike up to their order, and invariants read off other counts seldom fit it.
+bool NamesFixedThread(const Program& program) {
+  const std::function<bool(const Expr&)> names = [&](const Expr& e) {
+    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty() &&
+        e.args[0]->kind == Expr::Kind::kNumber) {
+      return true;
+    }
+    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return names(*a); });
+  };
+  const std::function<bool(const std::vector<Instr>&)> in = [&](const std::vector<Instr>& body) {
+    for (const Instr& op : body) {
+      for (const ExprPtr& e : op.exprs) {
+        if (names(*e)) return true;
+      }
+      for (const Instr::Target& t : op.targets) {
+        if (t.local && t.size == 0 && t.index && t.index->kind == Expr::Kind::kNumber) return true;
+      }
+      for (const std::vector<Instr>& block : op.blocks) {
+        if (in(block)) return true;
+      }
+    }
+    return false;
+  };
+  return std::any_of(program.statements.begin(), program.statements.end(),
+                     [&](const Statement& st) { return in(st.body); });
+}
+
+// After refinement did not decide at one thread count N, on a program of one thread template that
+// is not symmetric and names no fixed thread (and no deadlock to decide): the invariants from
+// finite instances (ordered_invariant.h) prove every count >= N at once, N among them. They come
+// before the Horn solver's second attempt, which for such protocols often ends undecided
+// (Ricart-Agrawala at 3 threads: Spacer gives up after about 150 s; these take about 10 s). Makes
+// `first` a `safe` by them and returns true.
 bool TryOrdered(const DrbRequest& request, const Program& program, const ThreadCounts& threads,
                 Round& first, LimitWatch& limits, const StrategyHooks& hooks) {
   const run::RunOptions& options = request.options;
   if (!request.drb.refine || options.command != run::Command::kVerify ||
       options.mode != Mode::kDruba || options.deadlock || program.check_deadlock ||
       first.counts.verdict != Verdict::kUnknown || threads.every_count_from_first ||
-      program.templates.size() != 1 || program.symmetric || limits.Check()) {
+      program.templates.size() != 1 || program.symmetric || NamesFixedThread(program) ||
+      limits.Check()) {
     return false;
   }
   const std::uint32_t n = threads.first;
