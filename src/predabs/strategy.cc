@@ -1,11 +1,11 @@
 #include "predabs/strategy.h"
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "drb/ordered.h"
 #include "predabs/describer.h"
 #include "predabs/horn.h"
 #include "predabs/model.h"
@@ -194,32 +194,13 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   return true;
 }
 
-// Whether a statement of `program` names a fixed thread (`num[0]`, `pc[1]`): its threads are then
-// not alike up to their order, and invariants read off other counts seldom fit it.
+// Whether a statement of `program` names a fixed thread (`num[0]`, `pc[1]`, `ok[0][j]`): its
+// threads are then not alike up to their order, and invariants read off other counts seldom fit it.
 bool NamesFixedThread(const Program& program) {
-  const std::function<bool(const Expr&)> names = [&](const Expr& e) {
-    if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty() &&
-        e.args[0]->kind == Expr::Kind::kNumber) {
-      return true;
-    }
-    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return names(*a); });
-  };
-  const std::function<bool(const std::vector<Instr>&)> in = [&](const std::vector<Instr>& body) {
-    for (const Instr& op : body) {
-      for (const ExprPtr& e : op.exprs) {
-        if (names(*e)) return true;
-      }
-      for (const Instr::Target& t : op.targets) {
-        if (t.local && t.size == 0 && t.index && t.index->kind == Expr::Kind::kNumber) return true;
-      }
-      for (const std::vector<Instr>& block : op.blocks) {
-        if (in(block)) return true;
-      }
-    }
-    return false;
-  };
-  return std::any_of(program.statements.begin(), program.statements.end(),
-                     [&](const Statement& st) { return in(st.body); });
+  std::vector<const Expr*> indices;
+  for (const Statement& st : program.statements) drb::ThreadIndexExprs(st.body, indices);
+  return std::any_of(indices.begin(), indices.end(),
+                     [](const Expr* e) { return e->kind == Expr::Kind::kNumber; });
 }
 
 // After refinement did not decide at one thread count N, on a program of one thread template that
