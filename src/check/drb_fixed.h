@@ -88,10 +88,7 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
   // Declared types, every thread at one of its template's statements or its end (not failed).
   z3::expr WellFormed(const Sym& s) {
     z3::expr_vector parts(ctx_);
-    const auto typed = [&](const drb::Variable& v, const z3::expr& x) {
-      if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
-      if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
-    };
+    const auto typed = [&](const drb::Variable& v, const z3::expr& x) { Typed(v, x, parts); };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
     for (std::uint32_t t = 0; t < n_; ++t) {
       const auto& tt = p_.templates[template_of_[t]];

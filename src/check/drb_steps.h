@@ -110,6 +110,11 @@ class StatementEncoder {
   StatementEncoder(const drb::Program& p, z3::context& ctx) : p_(p), ctx_(ctx) {}
 
   z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
+  // That `x` holds a value of `v`'s declared type (a nat is not negative, a Boolean 0 or 1).
+  static void Typed(const drb::Variable& v, const z3::expr& x, z3::expr_vector& parts) {
+    if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
+    if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
+  }
   z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
     switch (op) {
       case Op::kAdd:

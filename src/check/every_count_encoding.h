@@ -106,10 +106,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   // Declared types; every thread at one of the template's statements or its end.
   z3::expr WellFormed(const State& s) {
     z3::expr_vector parts(ctx_);
-    const auto typed = [&](const drb::Variable& v, const z3::expr& x) {
-      if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
-      if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
-    };
+    const auto typed = [&](const drb::Variable& v, const z3::expr& x) { Typed(v, x, parts); };
     for (std::size_t v = 0; v < p_.shared.size(); ++v) typed(p_.shared[v], s.shared[v]);
     const z3::expr i = Thread("w");
     const auto& tt = p_.templates[0];
