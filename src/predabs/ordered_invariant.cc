@@ -129,8 +129,7 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
         std::vector<const Expr*> counts;
         drb::RankCounts(*with.abstractions.back().predicates[c].expr, counts);
         if (counts.empty()) continue;
-        ranks.push_back(c);
-        alive[c] = false;
+        (void)c;
       }
     }
     failure.clear();
