@@ -136,6 +136,9 @@ class Encoder {
   // counts at least those of `threads` (up to two distinct ones) it holds for, and leaves out at
   // least those it does not hold for.
   bool TracksRanks() const { return !rank_counts_.empty(); }
+  // The levels at which `thread`'s term of a tracked rank count can change: the values in `state`
+  // of what its body compares the parameter with (`level[i]` in `level[i] > j`).
+  std::vector<Term> RankThresholds(const SymState& state, const ThreadCount& count, Term thread);
   Term RankFacts(const SymState& state, const ThreadCount& count, Term level,
                  const std::vector<Term>& threads, bool witness);
   // In an initial state: all threads or none.

@@ -112,6 +112,32 @@ Term Encoder::Ranked(std::size_t k, const SymState& state, const ThreadCount& co
   return EvalIn(*c.args[0], state, count, thread, slots, nullptr);
 }
 
+std::vector<Term> Encoder::RankThresholds(const SymState& state, const ThreadCount& count,
+                                          Term thread) {
+  std::vector<Term> out;
+  for (const Expr* c : rank_counts_) {
+    const std::uint32_t param = *drb::RankParameter(*c);
+    std::vector<const Expr*> sides;
+    const std::function<void(const Expr&)> walk = [&](const Expr& e) {
+      if (e.kind != Expr::Kind::kBinary) return;
+      if (e.op == Expr::Op::kAnd || e.op == Expr::Op::kOr) {
+        walk(*e.args[0]);
+        walk(*e.args[1]);
+        return;
+      }
+      for (std::size_t side = 0; side < 2; ++side) {
+        const Expr& p = *e.args[side];
+        if (p.kind == Expr::Kind::kBound && p.var == param) sides.push_back(e.args[1 - side].get());
+      }
+    };
+    walk(*c->args[0]);
+    std::vector<Term> slots(program_.num_slots, 0);
+    slots[c->var] = thread;
+    for (const Expr* e : sides) out.push_back(EvalIn(*e, state, count, thread, slots, nullptr));
+  }
+  return out;
+}
+
 Term Encoder::CountRange(Term c, const ThreadCount& count, const std::function<Term(Term)>& holds) {
   const auto fails = [&](Term i) { return s_.Not(holds(i)); };
   const Term rest = s_.Apply(Fn::kSub, {count.n, c});

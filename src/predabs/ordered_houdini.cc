@@ -12,6 +12,7 @@ bool Houdini::Initial() {
         {enc_.RankFacts(s0, count_, level, {}, false), enc_.RankInitial(s0, count_, level)});
   };
   levels_.states = {&s0};
+  levels_.mover.clear();
   return Prune({enc_.Initial(s0, count_)}, s0, std::nullopt);
 }
 
@@ -62,6 +63,10 @@ bool Houdini::Steps(std::string* failure) {
                        enc_.RankStep(stmt, t, pre, post, count_, level, named)});
       };
       levels_.states = {&pre, &post};
+      levels_.mover.clear();
+      for (const SymState* state : {&pre, &post}) {
+        for (const Term l : enc_.RankThresholds(*state, count_, t)) levels_.mover.push_back(l);
+      }
       if (!Prune(std::move(context), post,
                  failure != nullptr ? std::optional<Term>(failed) : std::nullopt,
                  writes_others ? std::nullopt : std::optional<Term>(t), &hyp)) {
@@ -101,7 +106,8 @@ SatResult Houdini::Grounded(std::vector<Term> context, std::size_t at, Hypothesi
   for (int round = 0; round < kGroundRounds; ++round) {
     context[at] = s_.And({Invariant(*hyp.pre, &hyp), LevelFacts()});
     const SatResult r = s_.CheckAlone(context, kGroundTimeoutMs);
-    if (r != SatResult::kSat) return r == SatResult::kUnsat ? r : SatResult::kUnknown;
+    // Unsatisfiable with at most kGroundCount threads says nothing of more threads.
+    if (r != SatResult::kSat) return r == SatResult::kUnsat && !small ? r : SatResult::kUnknown;
     const Int n = s_.ModelInt(count_.n);
     if (n > kGroundCount) {
       // Rank counts are exact up to kGroundCount threads only: look for a model there first.
@@ -185,6 +191,10 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
   levels_.at.clear();
   if (enc_.TracksRanks() && !count_.fixed) {
     levels_.at.push_back(s_.Apply(Fn::kSub, {count_.n, s_.Num(1)}));
+    for (const Term l : levels_.mover) {
+      levels_.at.push_back(l);
+      levels_.at.push_back(s_.Apply(Fn::kSub, {l, s_.Num(1)}));
+    }
   }
   std::vector<std::pair<std::size_t, Term>> breaks;
   for (std::size_t c = 0; c < alive_.size(); ++c) {

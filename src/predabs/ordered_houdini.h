@@ -149,6 +149,7 @@ class Houdini {
     std::vector<Term> at;
     std::function<Term(Term)> facts;      // the encoder's facts at one level
     std::vector<const SymState*> states;  // those whose counts a model must get right
+    std::vector<Term> mover;  // where the mover's terms can change (Encoder::RankThresholds)
   };
   // The reads in `body` of an id-holding variable at another thread's entry (`victim[lv]`), whose
   // index names no quantifier's variable.

@@ -85,8 +85,17 @@ bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsig
     if (!decided) f.undecided = h.undecided();
     return decided;
   };
-  for (std::uint32_t n = first; n <= first + kOrderedFixedCounts && (n < first + 2 || many());
-       ++n) {
+  // Candidates that count threads by rank come with candidates read off few threads that bound a
+  // level by those counts (`level <= 2` at 4 threads); two counts more drop those cheaply, before
+  // the queries for every count meet them.
+  const auto& given = with.abstractions.back().predicates;
+  const bool ranks = std::any_of(given.begin(), given.end(), [](const Predicate& p) {
+    std::vector<const Expr*> counts;
+    drb::RankCounts(*p.expr, counts);
+    return !counts.empty();
+  });
+  const std::uint32_t always = first + (ranks ? 4 : 2);
+  for (std::uint32_t n = first; n < always || (n <= first + kOrderedFixedCounts && many()); ++n) {
     if (!run(n)) return false;
     if (!failure.empty()) return true;
   }
