@@ -63,11 +63,10 @@ namespace {
 // Houdini over `with`'s candidates still `alive`: at fixed counts first (ground queries, fast),
 // where most candidates that are not inductive show it, then for every count at once. False when
 // undecided; `failure` names a statement whose failure is not excluded, `ctis` the states where
-// steps broke what the candidates from `derived` on needed. Without `failures`, failures are not
-// asked about: what is left is the greatest inductive subset of the candidates.
+// steps broke what the candidates from `derived` on needed.
 bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsigned timeout_ms,
             LimitWatch* limits, std::vector<bool>& alive, std::string& failure,
-            std::vector<Cti>& ctis, OrderedFigures& f, bool failures = true) {
+            std::vector<Cti>& ctis, OrderedFigures& f) {
   // An instance the state budget stopped proposes candidates that only its part of the states
   // keeps; a larger count drops those at fixed counts, where the queries are cheap.
   const bool partial = std::any_of(f.instances.begin(), f.instances.end(),
@@ -78,7 +77,7 @@ bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsig
   };
   const auto run = [&](std::optional<std::uint32_t> fixed) {
     Houdini h(with, fixed, first, alive, derived, timeout_ms, limits);
-    const bool decided = h.Initial() && h.Steps(failures ? &failure : nullptr);
+    const bool decided = h.Initial() && h.Steps(&failure);
     f.queries += h.queries();
     alive = h.alive();
     ctis.insert(ctis.end(), h.ctis().begin(), h.ctis().end());
@@ -122,9 +121,6 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
   std::set<std::string> known(candidates.begin(), candidates.end());
   std::vector<bool> refuted;  // [c - derived]
   const std::size_t derived = candidates.size();
-  // Candidates that count threads by rank make every query larger: they join once the others
-  // leave a failure.
-  std::vector<std::size_t> ranks;
   for (int round = 0;; ++round) {
     Program with;
     try {
@@ -132,14 +128,6 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
     } catch (const InputError& e) {
       reason = std::string("the candidates do not parse: ") + e.what();
       return std::nullopt;
-    }
-    if (round == 0) {
-      for (std::size_t c = 0; c < derived; ++c) {
-        std::vector<const Expr*> counts;
-        drb::RankCounts(*with.abstractions.back().predicates[c].expr, counts);
-        if (counts.empty()) continue;
-        (void)c;
-      }
     }
     failure.clear();
     // Houdini's answer is the greatest subset of the candidates that is inductive: each round
@@ -150,17 +138,6 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
     const bool decided =
         Settle(with, w.first, derived, w.timeout_ms, w.limits, alive, failure, ctis, f);
     if (!decided || failure.empty()) return decided;
-    if (!ranks.empty()) {
-      // The others settle to their greatest inductive subset first, failures aside: queries for
-      // every count are cheaper without ranks, and most candidates that go, go there.
-      std::string ignored;
-      if (!Settle(with, w.first, derived, w.timeout_ms, w.limits, alive, ignored, ctis, f, false)) {
-        return false;
-      }
-      for (const std::size_t c : ranks) alive[c] = true;
-      ranks.clear();
-      continue;
-    }
     if (round == kBlockRounds) return decided;
     std::size_t added = 0;
     for (const Cti& cti : ctis) {
