@@ -104,7 +104,7 @@ SatResult Houdini::Grounded(std::vector<Term> context, std::size_t at, Hypothesi
   ground_threads_.reset();
   bool small = false;
   for (int round = 0; round < kGroundRounds; ++round) {
-    context[at] = s_.And({Invariant(*hyp.pre, &hyp), LevelFacts()});
+    context[at] = WithLevels(Invariant(*hyp.pre, &hyp));
     const SatResult r = s_.CheckAlone(context, kGroundTimeoutMs);
     // Unsatisfiable with at most kGroundCount threads says nothing of more threads.
     if (r != SatResult::kSat) return r == SatResult::kUnsat && !small ? r : SatResult::kUnknown;
@@ -202,8 +202,8 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
   }
   const std::size_t invariant_at = context.size();
   if (hyp != nullptr) {
-    context.push_back(s_.And({Invariant(*hyp->pre), LevelFacts()}));
-  } else {
+    context.push_back(WithLevels(Invariant(*hyp->pre)));
+  } else if (enc_.TracksRanks() && levels_.facts) {
     context.push_back(LevelFacts());
   }
   if (grounded) {
@@ -331,6 +331,10 @@ Term Houdini::Break(std::size_t c, const SymState& s, Term v, Term w, std::optio
     broken.push_back(s_.Not(enc_.Eval(e, s, count_, v)));
   }
   return s_.And(broken);
+}
+
+Term Houdini::WithLevels(Term invariant) {
+  return enc_.TracksRanks() && levels_.facts ? s_.And({invariant, LevelFacts()}) : invariant;
 }
 
 Term Houdini::LevelFacts() {

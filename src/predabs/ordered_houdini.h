@@ -156,6 +156,8 @@ class Houdini {
   std::vector<const Expr*> IdReads(const std::vector<Instr>& body) const;
   // Every level's facts, and in each state RankExact up to kGroundCount threads.
   Term LevelFacts();
+  // `invariant` and, where ranks are tracked, LevelFacts(): the query unchanged without them.
+  Term WithLevels(Term invariant);
   // In the solver's model of `threads` threads: whether the rank candidates hold in `pre` at
   // every level below the count, with the counts its threads give; the levels where not join
   // levels_.
