@@ -13,6 +13,7 @@
 #include "explore/state_store.h"
 #include "predabs/model.h"
 #include "predabs/pair_candidates.h"
+#include "predabs/rank_candidates.h"
 
 namespace druba::predabs {
 namespace instance_detail {
@@ -490,6 +491,7 @@ CandidateReader::CandidateReader(const Program& program)
     : program_(program),
       seen_(std::make_unique<Observations>(program)),
       relations_(std::make_unique<RelationReader>(program)),
+      ranks_(std::make_unique<RankReader>(program, PlacesOf(program))),
       blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
@@ -506,6 +508,7 @@ const CubeBlocker& CandidateReader::Blocker() {
 std::vector<std::string> CandidateReader::Candidates() const {
   std::vector<std::string> out = CandidatesOf(program_, *seen_);
   relations_->Candidates(PlacesOf(program_), out);
+  ranks_->Candidates(out);
   return out;
 }
 
@@ -531,6 +534,7 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
     }
     seen.Record(model, s);
     relations_->Record(model, s);
+    ranks_->Record(model, s);
     for (std::uint32_t t = 0; t < n; ++t) {
       model.ForEachSuccessor(s, t,
                              [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });

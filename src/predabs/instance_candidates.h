@@ -55,6 +55,7 @@ inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
 class RelationReader;  // pair_candidates.h
+class RankReader;      // rank_candidates.h
 
 class CandidateReader {
  public:
@@ -86,6 +87,7 @@ class CandidateReader {
   const Program& program_;
   std::unique_ptr<Observations> seen_;
   std::unique_ptr<RelationReader> relations_;  // per-pair arrays; numbers against counters
+  std::unique_ptr<RankReader> ranks_;          // threads counted by rank
   CubeBlocker blocker_;
   struct Explored;  // an instance's model and states, kept for Blocker()
   std::vector<std::unique_ptr<Explored>> explored_;

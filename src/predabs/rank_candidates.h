@@ -1,0 +1,40 @@
+// Rank candidates read off the finite instances (docs/drb.md, "Counting threads by rank"): for a
+// per-thread number x that is no id and a set S of at most two named locations, "at most
+// n + c - j threads are past level j", past meaning x[i] > j, or x[i] >= j at no location of S:
+//   forall j: count(i: x[i] > j || x[i] >= j && pc[i] != a && pc[i] != b) <= count(i: true) - 1 - j
+// for the offsets c = 0 and c = -1 that no explored state contradicts at any j below its count;
+// of those, only the ones no other implies (a subset of S, a smaller offset).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+
+#include "explore/state_store.h"
+#include "predabs/instance_candidates.h"
+#include "predabs/model.h"
+#include "predabs/program.h"
+
+namespace druba::predabs {
+
+class RankReader {
+ public:
+  RankReader(const Program& program, const Places& places);
+  // What state `s` of `model` shows.
+  void Record(const IntModel& model, StateView s);
+  // The rank candidates nothing recorded contradicts, in `.drb` text.
+  void Candidates(std::vector<std::string>& out) const;
+
+ private:
+  const Program& program_;
+  Places places_;
+  std::vector<std::uint32_t> numbers_;            // per-thread numbers that hold no ids
+  std::vector<std::vector<std::uint32_t>> sets_;  // sets of named locations, at most two each
+  std::vector<std::int64_t> excess_;              // [w * sets + k]: the most count - (n - j) seen
+  std::vector<bool> seen_any_;                    // [w]: some state recorded
+  absl::flat_hash_set<std::vector<std::int64_t>> done_;  // projections already recorded
+};
+
+}  // namespace druba::predabs
