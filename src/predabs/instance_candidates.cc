@@ -36,11 +36,15 @@ struct Seen {
   bool id_like = true;      // every value within -1 .. n at n threads (an id, none, or the count)
   bool below_count = true;  // every value below n at n threads
   bool from_count = true;   // every value n or above at n threads
+  bool below_last = true;   // every value below n - 1 (a level below the last, in a filter lock)
+  bool from_last = true;    // every value n - 1 or above
 
   void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
     id_like = id_like && value >= -1 && value <= n;
     below_count = below_count && value < n;
     from_count = from_count && value >= n;
+    below_last = below_last && value < n - 1;
+    from_last = from_last && value >= n - 1;
     const int order = value < self ? -1 : value == self ? 0 : 1;
     below = below || order < 0;
     equal = equal || order == 0;
@@ -65,6 +69,8 @@ struct Seen {
     id_like = id_like && o.id_like;
     below_count = below_count && o.below_count;
     from_count = from_count && o.from_count;
+    below_last = below_last && o.below_last;
+    from_last = from_last && o.from_last;
     if (o.lo) lo = std::min(lo.value_or(*o.lo), *o.lo);
     if (o.hi) hi = std::max(hi.value_or(*o.hi), *o.hi);
     values.insert(o.values.begin(), o.values.end());
@@ -285,6 +291,8 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
   if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
   if (seen.below_count) out.push_back(head + name + " < " + count);
   if (seen.from_count) out.push_back(head + name + " >= " + count);
+  if (seen.below_last) out.push_back(head + name + " < " + count + " - 1");
+  if (seen.from_last && !seen.from_count) out.push_back(head + name + " >= " + count + " - 1");
   if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
   if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
   if (!seen.above) out.push_back(head + name + " <= self");
@@ -492,6 +500,8 @@ CandidateReader::CandidateReader(const Program& program)
       seen_(std::make_unique<Observations>(program)),
       relations_(std::make_unique<RelationReader>(program)),
       ranks_(std::make_unique<RankReader>(program, PlacesOf(program))),
+      entries_(std::make_unique<EntryReader>(program)),
+      differences_(std::make_unique<DifferenceReader>(program)),
       blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
@@ -509,6 +519,8 @@ std::vector<std::string> CandidateReader::Candidates() const {
   std::vector<std::string> out = CandidatesOf(program_, *seen_);
   relations_->Candidates(PlacesOf(program_), out);
   ranks_->Candidates(out);
+  entries_->Candidates(PlacesOf(program_), out);
+  differences_->Candidates(PlacesOf(program_), out);
   return out;
 }
 
@@ -535,6 +547,8 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
     seen.Record(model, s);
     relations_->Record(model, s);
     ranks_->Record(model, s);
+    entries_->Record(model, s);
+    differences_->Record(model, s);
     for (std::uint32_t t = 0; t < n; ++t) {
       model.ForEachSuccessor(s, t,
                              [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });

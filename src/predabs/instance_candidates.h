@@ -54,8 +54,10 @@ inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
-class RelationReader;  // pair_candidates.h
-class RankReader;      // rank_candidates.h
+class RelationReader;    // pair_candidates.h
+class RankReader;        // rank_candidates.h
+class EntryReader;       // rank_candidates.h
+class DifferenceReader;  // rank_candidates.h
 
 class CandidateReader {
  public:
@@ -86,8 +88,10 @@ class CandidateReader {
  private:
   const Program& program_;
   std::unique_ptr<Observations> seen_;
-  std::unique_ptr<RelationReader> relations_;  // per-pair arrays; numbers against counters
-  std::unique_ptr<RankReader> ranks_;          // threads counted by rank
+  std::unique_ptr<RelationReader> relations_;      // per-pair arrays; numbers against counters
+  std::unique_ptr<RankReader> ranks_;              // threads counted by rank
+  std::unique_ptr<EntryReader> entries_;           // the thread an entry at an own index names
+  std::unique_ptr<DifferenceReader> differences_;  // own numbers a constant apart
   CubeBlocker blocker_;
   struct Explored;  // an instance's model and states, kept for Blocker()
   std::vector<std::unique_ptr<Explored>> explored_;

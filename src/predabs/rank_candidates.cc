@@ -1,6 +1,7 @@
 #include "predabs/rank_candidates.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -101,6 +102,137 @@ void RankReader::Candidates(std::vector<std::string>& out) const {
       out.push_back(
           fmt::format("forall {0}: count({1}: {2}[{1}] > {0} || {3}) <= count({1}: true){4} - {0}",
                       j, i, x, past, c < 0 ? " - 1" : ""));
+    }
+  }
+}
+
+EntryReader::EntryReader(const Program& program)
+    : program_(program), pcs_(program.statements.size() + 2) {
+  const drb::IdVariables ids = drb::IdHolders(program);
+  const auto add = [&](std::uint32_t entry, const Expr& index) {
+    if (!ids.locals[entry] || index.kind != Expr::Kind::kLocal || !index.args.empty()) return;
+    const std::pair<std::uint32_t, std::uint32_t> read{entry, index.var};
+    if (std::find(reads_.begin(), reads_.end(), read) == reads_.end()) reads_.push_back(read);
+  };
+  const std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::kLocal && e.args.size() == 1) add(e.var, *e.args[0]);
+    for (const auto& a : e.args) visit(*a);
+  };
+  const std::function<void(const std::vector<Instr>&)> walk = [&](const auto& block) {
+    for (const Instr& op : block) {
+      for (const auto& e : op.exprs) visit(*e);
+      for (const Instr::Target& t : op.targets) {
+        if (t.local && t.size == 0 && t.index) add(t.var, *t.index);
+      }
+      for (const auto& inner : op.blocks) walk(inner);
+    }
+  };
+  for (const auto& st : program.statements) walk(st.body);
+  seen_.assign(reads_.size() * pcs_, Seen{std::vector<bool>(pcs_, false)});
+}
+
+void EntryReader::Record(const IntModel& m, StateView s) {
+  const ValueTable& values = m.values();
+  const std::uint32_t n = m.num_threads();
+  for (std::size_t r = 0; r < reads_.size(); ++r) {
+    const auto [entry, index] = reads_[r];
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Int x = values.Decode(s[m.LocalSlot(i, index)]);
+      if (x < 0 || x >= n) continue;
+      const Int named = values.Decode(s[m.LocalSlot(static_cast<std::uint32_t>(x), entry)]);
+      Seen& seen = seen_[r * pcs_ + s[m.PcSlot(i)]];
+      seen.recorded = true;
+      seen.thread = seen.thread && named >= 0 && named < n;
+      if (named < 0 || named >= n || named == i) continue;
+      const auto v = static_cast<std::uint32_t>(named);
+      seen.any = true;
+      seen.at[s[m.PcSlot(v)]] = true;
+      seen.same = seen.same && values.Decode(s[m.LocalSlot(v, index)]) == x;
+    }
+  }
+}
+
+void EntryReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+  const std::string& j = places.j;
+  for (std::size_t r = 0; r < reads_.size(); ++r) {
+    const std::string& entry = program_.locals[reads_[r].first].name;
+    const std::string& index = program_.locals[reads_[r].second].name;
+    for (std::size_t x = 0; x < places.named.size(); ++x) {
+      const Seen& seen = seen_[r * pcs_ + places.named[x]];
+      if (seen.thread && seen.recorded) {
+        out.push_back(fmt::format("pc[self] != {} || {}[{}] >= 0", places.labels[x], entry, index));
+      }
+      if (!seen.any) continue;
+      std::string where;
+      bool named_only = true;
+      for (std::size_t b = 0; b < pcs_; ++b) {
+        if (!seen.at[b]) continue;
+        const auto it = std::find(places.named.begin(), places.named.end(), b);
+        if (it == places.named.end()) {
+          named_only = false;
+          break;
+        }
+        where += fmt::format("{}pc[{}] == {}", where.empty() ? "" : " || ", j,
+                             places.labels[static_cast<std::size_t>(it - places.named.begin())]);
+      }
+      if (!named_only || where.empty()) continue;
+      const std::string same = seen.same ? fmt::format(" && {0}[{1}] == {0}", index, j) : "";
+      out.push_back(
+          fmt::format("forall {0}: pc[self] != {1} || {0} == self || {2}[{3}] != {0} || "
+                      "({4}){5}",
+                      j, places.labels[x], entry, index, where, same));
+    }
+  }
+}
+
+DifferenceReader::DifferenceReader(const Program& program)
+    : program_(program), pcs_(program.statements.size() + 2) {
+  const drb::IdVariables ids = drb::IdHolders(program);
+  for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
+    const Variable& var = program.locals[v];
+    if (var.name.find('[') != std::string::npos || var.type == Type::kBool) continue;
+    if (!ids.locals[v]) numbers_.push_back(v);  // a scan's index too (`victim[lv]`)
+  }
+  seen_.assign(numbers_.size() * numbers_.size() * pcs_, Seen{});
+}
+
+void DifferenceReader::Record(const IntModel& m, StateView s) {
+  const ValueTable& values = m.values();
+  for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+    const std::size_t pc = s[m.PcSlot(i)];
+    for (std::size_t x = 0; x < numbers_.size(); ++x) {
+      const Int a = values.Decode(s[m.LocalSlot(i, numbers_[x])]);
+      for (std::size_t y = x + 1; y < numbers_.size(); ++y) {
+        Seen& seen = seen_[(x * numbers_.size() + y) * pcs_ + pc];
+        if (!seen.one) continue;
+        const Int d = a - values.Decode(s[m.LocalSlot(i, numbers_[y])]);
+        if (d > 1'000'000 || d < -1'000'000) {
+          seen.one = false;
+          continue;
+        }
+        const auto diff = static_cast<std::int64_t>(d);
+        if (seen.any && seen.difference != diff) seen.one = false;
+        seen.any = true;
+        seen.difference = diff;
+      }
+    }
+  }
+}
+
+void DifferenceReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+  for (std::size_t x = 0; x < numbers_.size(); ++x) {
+    for (std::size_t y = x + 1; y < numbers_.size(); ++y) {
+      const std::string& a = program_.locals[numbers_[x]].name;
+      const std::string& b = program_.locals[numbers_[y]].name;
+      for (std::size_t p = 0; p < places.named.size(); ++p) {
+        const Seen& seen = seen_[(x * numbers_.size() + y) * pcs_ + places.named[p]];
+        if (!seen.any || !seen.one) continue;
+        const std::int64_t d = seen.difference;
+        const std::string offset =
+            d == 0 ? "" : fmt::format(" {} {}", d < 0 ? "-" : "+", d < 0 ? -d : d);
+        out.push_back(fmt::format("pc[self] != {} || {}[self] == {}[self]{}", places.labels[p], a,
+                                  b, offset));
+      }
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_set.h>
@@ -35,6 +36,50 @@ class RankReader {
   std::vector<std::int64_t> excess_;              // [w * sets + k]: the most count - (n - j) seen
   std::vector<bool> seen_any_;                    // [w]: some state recorded
   absl::flat_hash_set<std::vector<std::int64_t>> done_;  // projections already recorded
+};
+
+// The thread an entry names (`victim[lv]`, an id-holding per-thread array at an index the thread
+// holds): where a thread stands at a, the thread its entry names, when another, stands at the
+// locations seen there, with the same index where it always had it:
+//   forall j: pc[self] != wait || j == self || victim[lv] != j || pc[j] == wait && lv[j] == lv
+class EntryReader {
+ public:
+  explicit EntryReader(const Program& program);
+  void Record(const IntModel& model, StateView s);
+  void Candidates(const Places& places, std::vector<std::string>& out) const;
+
+ private:
+  struct Seen {
+    std::vector<bool> at;   // the named thread's locations
+    bool same = true;       // it held the same index
+    bool any = false;       // another thread named
+    bool recorded = false;  // a thread here with its index in range
+    bool thread = true;     // the entry always named a thread
+  };
+  const Program& program_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> reads_;  // (entry, index) locals
+  std::vector<Seen> seen_;                                      // [read * pcs + location]
+  std::size_t pcs_;
+};
+
+// Two per-thread numbers a constant apart at a location (`pc[self] != wait || level[self] ==
+// lv[self]`, `pc[self] != raise || level[self] == lv[self] - 1`): the one difference seen there.
+class DifferenceReader {
+ public:
+  explicit DifferenceReader(const Program& program);
+  void Record(const IntModel& model, StateView s);
+  void Candidates(const Places& places, std::vector<std::string>& out) const;
+
+ private:
+  struct Seen {
+    std::int64_t difference = 0;
+    bool any = false;
+    bool one = true;  // a single difference
+  };
+  const Program& program_;
+  std::vector<std::uint32_t> numbers_;  // per-thread numbers that hold no ids (indices too)
+  std::vector<Seen> seen_;              // [(x * numbers + y) * pcs + location], x < y
+  std::size_t pcs_;
 };
 
 }  // namespace druba::predabs
