@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -201,11 +202,12 @@ void DifferenceReader::Record(const IntModel& m, StateView s) {
   for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
     const std::size_t pc = s[m.PcSlot(i)];
     for (std::size_t x = 0; x < numbers_.size(); ++x) {
-      const Int a = values.Decode(s[m.LocalSlot(i, numbers_[x])]);
+      std::optional<Int> a;  // decoded only while some pair at this location is still one
       for (std::size_t y = x + 1; y < numbers_.size(); ++y) {
         Seen& seen = seen_[(x * numbers_.size() + y) * pcs_ + pc];
         if (!seen.one) continue;
-        const Int d = a - values.Decode(s[m.LocalSlot(i, numbers_[y])]);
+        if (!a) a = values.Decode(s[m.LocalSlot(i, numbers_[x])]);
+        const Int d = *a - values.Decode(s[m.LocalSlot(i, numbers_[y])]);
         if (d > 1'000'000 || d < -1'000'000) {
           seen.one = false;
           continue;
