@@ -1,6 +1,7 @@
 #include "predabs/instance_candidates.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +22,7 @@ namespace instance_detail {
 constexpr std::size_t kMaxValues = 4;      // values listed in one candidate
 constexpr std::size_t kMaxOwnStates = 48;  // pairs of own states as candidates up to this many
 constexpr std::size_t kMaxRelative = 96;   // own states relative to another thread, at most
+constexpr std::size_t kTopCounts = 9;      // counts whose largest values Seen tells apart
 constexpr std::uint64_t kMaxAtomValue =
     8;  // `v[k] == c` atoms for c in 0 .. 7  // Houdini at first .. first + 3 threads first
 
@@ -38,6 +40,23 @@ struct Seen {
   bool from_count = true;   // every value n or above at n threads
   bool below_last = true;   // every value below n - 1 (a level below the last, in a filter lock)
   bool from_last = true;    // every value n - 1 or above
+  // The largest value at each count up to kTopCounts - 1.
+  std::array<std::optional<std::int64_t>, kTopCounts> top;
+
+  // The largest value grows with the count, one for one, at two counts or more (a level in a
+  // filter lock): a bound or a list of values read off them says nothing of larger counts.
+  bool Grows() const {
+    std::optional<std::int64_t> gap;
+    int counts = 0;
+    for (std::size_t n = 0; n < top.size(); ++n) {
+      if (!top[n]) continue;
+      const std::int64_t g = *top[n] - static_cast<std::int64_t>(n);
+      if (gap && *gap != g) return false;
+      gap = g;
+      ++counts;
+    }
+    return counts >= 2;
+  }
 
   void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
     id_like = id_like && value >= -1 && value <= n;
@@ -56,6 +75,7 @@ struct Seen {
     const auto v = static_cast<std::int64_t>(value);
     lo = std::min(lo.value_or(v), v);
     hi = std::max(hi.value_or(v), v);
+    if (n < top.size()) top[n] = std::max(top[n].value_or(v), v);
     if (many) return;
     values.insert(v);
     many = values.size() > kMaxValues;
@@ -73,6 +93,9 @@ struct Seen {
     from_last = from_last && o.from_last;
     if (o.lo) lo = std::min(lo.value_or(*o.lo), *o.lo);
     if (o.hi) hi = std::max(hi.value_or(*o.hi), *o.hi);
+    for (std::size_t n = 0; n < top.size(); ++n) {
+      if (o.top[n]) top[n] = std::max(top[n].value_or(*o.top[n]), *o.top[n]);
+    }
     values.insert(o.values.begin(), o.values.end());
     many = many || values.size() > kMaxValues;
   }
@@ -274,18 +297,20 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
     return;
   }
   // An id's values at a few counts say nothing of larger ones, unless none names a thread.
-  if (!seen.many && (!id || (seen.hi && *seen.hi < 0))) {
+  const bool grows = seen.Grows();
+  if (!seen.many && !grows && (!id || (seen.hi && *seen.hi < 0))) {
     std::string any;
     for (const std::int64_t v : seen.values) {
       any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
     }
     out.push_back(head + any);
   }
-  if (seen.many && !seen.unbounded) {  // bounds, where the values are not listed
+  if ((seen.many || grows) && !seen.unbounded) {  // bounds, where the values are not listed
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
-    if (!id) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
+    if (!id && !grows) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
   }
-  if (id && !seen.many && !seen.unbounded && seen.lo) {  // with many values, bounded above
+  if (id && !seen.many && !grows && !seen.unbounded &&
+      seen.lo) {  // with many values, bounded above
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
   }
   if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
@@ -522,6 +547,12 @@ std::vector<std::string> CandidateReader::Candidates() const {
   entries_->Candidates(PlacesOf(program_), out);
   differences_->Candidates(PlacesOf(program_), out);
   return out;
+}
+
+bool CandidateReader::CountsByRank() const {
+  std::vector<std::string> ranks;
+  ranks_->Candidates(ranks);
+  return !ranks.empty();
 }
 
 bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,

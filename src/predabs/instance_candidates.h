@@ -77,6 +77,8 @@ class CandidateReader {
   // thread count, and which atoms some other thread satisfies whenever a thread is in an own
   // state.
   std::vector<std::string> Candidates() const;
+  // Some rank candidate (rank_candidates.h) is among them.
+  bool CountsByRank() const;
 
   // What the explored states showed to every pair of threads, for candidates that block
   // counterexamples to induction: recorded at the first call (most runs never need it), from the

@@ -405,7 +405,8 @@ void CheckIndices(const Program& program, const Expr& e, std::optional<std::uint
                                         index.value.str() + ", but there are " +
                                         std::to_string(*n) + " threads");
     }
-    if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound && program.symmetric) {
+    if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound &&
+        program.symmetric) {
       throw InputError(index.where,
                        "in a predicate a thread index must be a number or a "
                        "quantified thread variable");

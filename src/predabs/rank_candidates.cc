@@ -30,6 +30,7 @@ RankReader::RankReader(const Program& program, const Places& places)
     }
   }
   excess_.assign(numbers_.size() * sets_.size(), std::numeric_limits<std::int64_t>::min());
+  largest_.assign(numbers_.size() * kRankCounts, kUnseen);
   seen_any_.assign(numbers_.size(), false);
 }
 
@@ -47,11 +48,15 @@ void RankReader::Record(const IntModel& m, StateView s) {
     // The state as this variable sees it: each thread's value and location, sorted. Below the
     // levels (0 .. n-1) every value compares with them as -1 does, above them as n does.
     std::vector<std::pair<std::int64_t, std::int64_t>> threads;
+    std::int64_t largest = -1;  // the largest value, n + 1 for any beyond n
     for (std::uint32_t i = 0; i < n; ++i) {
       const Int x = values.Decode(s[m.LocalSlot(i, numbers_[w])]);
       const std::int64_t level = x < 0 ? -1 : x > top ? top : static_cast<std::int64_t>(x);
+      largest = std::max(largest, x > top ? top + 1 : level);
       threads.emplace_back(level, static_cast<std::int64_t>(s[m.PcSlot(i)]));
     }
+    if (n < kRankCounts)
+      largest_[w * kRankCounts + n] = std::max(largest_[w * kRankCounts + n], largest);
     std::sort(threads.begin(), threads.end());
     std::vector<std::int64_t> key{static_cast<std::int64_t>(w), top};
     for (const auto& [x, pc] : threads) {
@@ -75,20 +80,37 @@ void RankReader::Record(const IntModel& m, StateView s) {
   }
 }
 
+bool RankReader::Level(std::size_t w) const {
+  std::optional<std::int64_t> gap;
+  int counts = 0;
+  for (std::uint32_t n = 0; n < kRankCounts; ++n) {
+    const std::int64_t most = largest_[w * kRankCounts + n];
+    if (most == kUnseen) continue;
+    if ((gap && *gap != most - n) || most > n) return false;
+    gap = most - n;
+    ++counts;
+  }
+  return counts >= 2;
+}
+
 void RankReader::Candidates(std::vector<std::string>& out) const {
   const std::string& j = places_.j;
   const std::string i = places_.k;
   for (std::size_t w = 0; w < numbers_.size(); ++w) {
-    if (!seen_any_[w]) continue;
+    if (!seen_any_[w] || !Level(w)) continue;
     const std::string& x = program_.locals[numbers_[w]].name;
     // The offset each set allows: -1, 0, or none (1).
     const auto offset = [&](std::size_t k) -> std::int64_t {
       const std::int64_t e = excess_[w * sets_.size() + k];
       return e <= -1 ? -1 : e <= 0 ? 0 : 1;
     };
+    // An offset -1 at level j - 1 bounds the threads at or past j (any set) by n - j: where some
+    // set allows -1, the candidates with offset 0 are implied.
+    std::int64_t least = 1;
+    for (std::size_t k = 0; k < sets_.size(); ++k) least = std::min(least, offset(k));
     for (std::size_t k = 0; k < sets_.size(); ++k) {
       const std::int64_t c = offset(k);
-      if (c > 0) continue;
+      if (c > least) continue;
       // Left out where a subset of this set allows as small an offset.
       bool implied = false;
       for (std::size_t l = 0; l < sets_.size() && !implied; ++l) {

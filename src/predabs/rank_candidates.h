@@ -3,10 +3,12 @@
 // n + c - j threads are past level j", past meaning x[i] > j, or x[i] >= j at no location of S:
 //   forall j: count(i: x[i] > j || x[i] >= j && pc[i] != a && pc[i] != b) <= count(i: true) - 1 - j
 // for the offsets c = 0 and c = -1 that no explored state contradicts at any j below its count;
-// of those, only the ones no other implies (a subset of S, a smaller offset).
+// of those, only the ones no other implies (a subset of S with as small an offset; any offset
+// -1, which at level j - 1 bounds the threads at or past j by n - j, implies every offset 0).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +37,15 @@ class RankReader {
   std::vector<std::vector<std::uint32_t>> sets_;  // sets of named locations, at most two each
   std::vector<std::int64_t> excess_;              // [w * sets + k]: the most count - (n - j) seen
   std::vector<bool> seen_any_;                    // [w]: some state recorded
+  // [w * kRankCounts + n]: the largest value at n threads (n + 1 for any beyond n).
+  static constexpr std::uint32_t kRankCounts = 16;
+  static constexpr std::int64_t kUnseen = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::int64_t> largest_;
+  // Whether number w is a level: its largest value, at most the count, grows with the count one
+  // for one at two counts or more (a filter lock's level at n threads reaches n - 2). Rank
+  // candidates are read for levels only: over a flag or a ticket they cost a count more to
+  // explore (ordered_invariant.h) and prove nothing the other candidates do not.
+  bool Level(std::size_t w) const;
   absl::flat_hash_set<std::vector<std::int64_t>> done_;  // projections already recorded
 };
 
