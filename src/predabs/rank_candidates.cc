@@ -31,6 +31,7 @@ RankReader::RankReader(const Program& program, const Places& places)
   }
   excess_.assign(numbers_.size() * sets_.size(), std::numeric_limits<std::int64_t>::min());
   largest_.assign(numbers_.size() * kRankCounts, kUnseen);
+  beyond_.assign(numbers_.size(), false);
   seen_any_.assign(numbers_.size(), false);
 }
 
@@ -44,6 +45,7 @@ void RankReader::Record(const IntModel& m, StateView s) {
                                     [](std::int64_t e) { return e > 0; })) {
       continue;  // no set allows an offset: nothing more to learn about this variable
     }
+    if (beyond_[w]) continue;  // no level (Level)
     seen_any_[w] = true;
     // The state as this variable sees it: each thread's value and location, sorted. Below the
     // levels (0 .. n-1) every value compares with them as -1 does, above them as n does.
@@ -55,8 +57,11 @@ void RankReader::Record(const IntModel& m, StateView s) {
       largest = std::max(largest, x > top ? top + 1 : level);
       threads.emplace_back(level, static_cast<std::int64_t>(s[m.PcSlot(i)]));
     }
-    if (n < kRankCounts)
-      largest_[w * kRankCounts + n] = std::max(largest_[w * kRankCounts + n], largest);
+    if (largest > top || n >= kRankCounts) {
+      beyond_[w] = true;
+      continue;
+    }
+    largest_[w * kRankCounts + n] = std::max(largest_[w * kRankCounts + n], largest);
     std::sort(threads.begin(), threads.end());
     std::vector<std::int64_t> key{static_cast<std::int64_t>(w), top};
     for (const auto& [x, pc] : threads) {
@@ -86,7 +91,7 @@ bool RankReader::Level(std::size_t w) const {
   for (std::uint32_t n = 0; n < kRankCounts; ++n) {
     const std::int64_t most = largest_[w * kRankCounts + n];
     if (most == kUnseen) continue;
-    if ((gap && *gap != most - n) || most > n) return false;
+    if (gap && *gap != most - n) return false;
     gap = most - n;
     ++counts;
   }
@@ -97,7 +102,7 @@ void RankReader::Candidates(std::vector<std::string>& out) const {
   const std::string& j = places_.j;
   const std::string i = places_.k;
   for (std::size_t w = 0; w < numbers_.size(); ++w) {
-    if (!seen_any_[w] || !Level(w)) continue;
+    if (!seen_any_[w] || beyond_[w] || !Level(w)) continue;
     const std::string& x = program_.locals[numbers_[w]].name;
     // The offset each set allows: -1, 0, or none (1).
     const auto offset = [&](std::size_t k) -> std::int64_t {

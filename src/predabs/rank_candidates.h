@@ -41,6 +41,7 @@ class RankReader {
   static constexpr std::uint32_t kRankCounts = 16;
   static constexpr std::int64_t kUnseen = std::numeric_limits<std::int64_t>::min();
   std::vector<std::int64_t> largest_;
+  std::vector<bool> beyond_;  // [w]: a value beyond the count seen (or a count past kRankCounts)
   // Whether number w is a level: its largest value, at most the count, grows with the count one
   // for one at two counts or more (a filter lock's level at n threads reaches n - 2). Rank
   // candidates are read for levels only: over a flag or a ticket they cost a count more to
