@@ -246,5 +246,28 @@ TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
   }
 }
 
+// Counts by rank (docs/drb.md): every thread sets its level to 0. At most n - 1 - j threads are
+// above level j (none is), but not at or above it (all n are at 0): druba keeps the first and
+// drops the second, and the checker, with its own rank counts, accepts the first alone and
+// rejects the second.
+TEST(OrderedTest, ARankCountIsKeptWhereItHoldsAndDroppedWhereNot) {
+  const std::string text =
+      "shared int level[threads] = -1;\nthread T * 2 {\n  a: level[self] := 0;\n"
+      "  b: assume false;\n}\n";
+  const Program program = ParseProgram(text, "levels.drb");
+  const std::string above = "forall j: count(i: level[i] > j) <= count(i: true) - 1 - j";
+  const std::string at = "forall j: count(i: level[i] >= j) <= count(i: true) - 1 - j";
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 3, 5000, nullptr, {above, at});
+  ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
+  EXPECT_NE(std::find(r.invariant.begin(), r.invariant.end(), above), r.invariant.end());
+  EXPECT_EQ(std::find(r.invariant.begin(), r.invariant.end(), at), r.invariant.end());
+  for (const std::string& f : {above, at}) {
+    const check::CheckResult c =
+        check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, {f}), "c.json"), "d", text,
+                                   "levels.drb", nullptr, 5000);
+    EXPECT_EQ(c.valid, f == above) << f << ": " << c.failed << ": " << c.example;
+  }
+}
+
 }  // namespace
 }  // namespace druba::predabs
