@@ -188,14 +188,7 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
   context.push_back(enc_.InRange(v, count_));
   context.push_back(enc_.InRange(w, count_));
   const bool grounded = hyp != nullptr && !count_.fixed;
-  levels_.at.clear();
-  if (enc_.TracksRanks() && !count_.fixed) {
-    levels_.at.push_back(s_.Apply(Fn::kSub, {count_.n, s_.Num(1)}));
-    for (const Term l : levels_.mover) {
-      levels_.at.push_back(l);
-      levels_.at.push_back(s_.Apply(Fn::kSub, {l, s_.Num(1)}));
-    }
-  }
+  NameLevels();
   std::vector<std::pair<std::size_t, Term>> breaks;
   for (std::size_t c = 0; c < alive_.size(); ++c) {
     if (alive_[c]) breaks.emplace_back(c, Break(c, s, v, w, own_[c] ? mover : std::nullopt));
@@ -262,6 +255,16 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
       undecided_ = "a model breaks the candidates, but none of them alone";
       return false;
     }
+  }
+}
+
+void Houdini::NameLevels() {
+  levels_.at.clear();
+  if (!enc_.TracksRanks() || count_.fixed) return;
+  levels_.at.push_back(s_.Apply(Fn::kSub, {count_.n, s_.Num(1)}));
+  for (const Term l : levels_.mover) {
+    levels_.at.push_back(l);
+    levels_.at.push_back(s_.Apply(Fn::kSub, {l, s_.Num(1)}));
   }
 }
 

@@ -154,6 +154,9 @@ class Houdini {
   // The reads in `body` of an id-holding variable at another thread's entry (`victim[lv]`), whose
   // index names no quantifier's variable.
   std::vector<const Expr*> IdReads(const std::vector<Instr>& body) const;
+  // The levels every query of a step names (Break adds its own): the last below the count, and
+  // those where the mover's terms can change with one below each (levels_.mover).
+  void NameLevels();
   // Every level's facts, and in each state RankExact up to kGroundCount threads.
   Term LevelFacts();
   // `invariant` and, where ranks are tracked, LevelFacts(): the query unchanged without them.
