@@ -1,12 +1,14 @@
 # Certifies a `safe` and checks the certificate with the independent checker (`druba check`).
 #   cmake -DDRUBA=<druba> -DMODEL=<.pds or .drb> -DWORKDIR=<dir> [-DARGS=a@@b] [-DINPUT=a@@b]
 #         [-DSTDOUT=<regex verify's JSON must match>]
-#         [-DMUTATE=drop-state|drop-pair|flip|edit|deadlock-on] [-DKIND=<the certificate's kind>]
+#         [-DMUTATE=drop-state|drop-pair|flip|edit|deadlock-on|replace] [-DFROM=.. -DTO=..]
+#         [-DKIND=<the certificate's kind>]
 #         [-DREASON=<the condition check must name>] -P check_certificate.cmake
 # ARGS go to verify (e.g. --top 2), INPUT to both verify and check (--init, --spec, --target).
 # Without MUTATE, check must say valid (exit 0). With it, the certificate (or the model) is
 # changed first and check must say invalid (exit 10) naming REASON. deadlock-on asks the check
-# for deadlock freedom too, of a model that has a deadlock.
+# for deadlock freedom too, of a model that has a deadlock; replace puts TO for the text FROM in
+# the abstraction (a `drb predicates` certificate's predicates).
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "@@" ";" ARGS "${ARGS}")  # lists arrive @@-separated (add_test splits at ';')
 string(REPLACE "@@" ";" INPUT "${INPUT}")
@@ -63,6 +65,17 @@ if(MUTATE)
     string(JSON g GET "${json}" ${states} ${last} ${slot})
     math(EXPR g "${g} + 1000")
     string(JSON json SET "${json}" ${states} ${last} ${slot} "${g}")
+  elseif(MUTATE STREQUAL "replace")  # FROM by TO in the abstraction's text (one predicate)
+    string(JSON text GET "${json}" abstraction)
+    string(FIND "${text}" "${FROM}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "the certificate's abstraction has no '${FROM}':\n${text}")
+    endif()
+    string(REPLACE "${FROM}" "${TO}" text "${text}")
+    string(REPLACE "\\" "\\\\" text "${text}")  # back to a JSON string
+    string(REPLACE "\"" "\\\"" text "${text}")
+    string(REPLACE "\n" "\\n" text "${text}")
+    string(JSON json SET "${json}" abstraction "\"${text}\"")
   elseif(MUTATE STREQUAL "edit")  # the model edited after certifying: one more newline
     get_filename_component(dir "${MODEL}" DIRECTORY)
     get_filename_component(ext "${MODEL}" LAST_EXT)

@@ -9,6 +9,7 @@
 #include "check/drb_steps.h"
 #include "check/every_count_encoding.h"
 #include "check/skolemize.h"
+#include "drb/ordered.h"
 
 namespace druba::check {
 namespace {
@@ -40,6 +41,11 @@ class GroundClosure {
       at_.push_back(z3::select(v, t));
       at_.push_back(z3::select(v, view));
     }
+    if (sym.TracksRanks()) {  // and the entries t reads at an index it holds (`victim[lv]`)
+      for (const z3::expr& v : s.locals) {
+        for (const z3::expr& index : s.locals) at_.push_back(z3::select(v, z3::select(index, t)));
+      }
+    }
   }
 
   // Whether the set is an invariant (one abstract state, every predicate true) over ordered ids.
@@ -62,12 +68,30 @@ class GroundClosure {
     for (const z3::expr& x : at) {
       holds.push_back(z3::implies(sym_.InRange(x), sym_.TrueAt(spec_, s_, x, at)));
     }
+    if (sym_.TracksRanks()) holds.push_back(Ranks(at));
     const z3::expr query =
         z3::select(s_.pc, t_) == static_cast<int>(stmt) && escape && z3::mk_and(holds);
     return DecideAlone(base_, query, timeout_ms, limits, /*ground=*/true) == z3::unsat;
   }
 
  private:
+  // With rank counts: the counts' facts (Symbolic::RankFacts) at the levels `at` names and one
+  // below each, and the predicates over every thread j (those that name no viewer) at the levels
+  // below too (TrueAt has them at `at`). A step's post state counts exactly (Recount).
+  z3::expr Ranks(const std::vector<z3::expr>& at) {
+    z3::expr_vector all(t_.ctx());
+    std::vector<z3::expr> witnesses;
+    for (const z3::expr& x : at) {
+      all.push_back(sym_.RankFacts(s_, x, at, witnesses));
+      all.push_back(sym_.RankFacts(s_, x - 1, at, witnesses));
+      for (const auto& pred : spec_.predicates) {
+        if (pred.expr->kind != drb::Expr::Kind::kForall || drb::NamesSelf(*pred.expr)) continue;
+        all.push_back(z3::implies(sym_.InRange(x - 1), sym_.Body(*pred.expr, s_, view_, x - 1)));
+      }
+    }
+    return z3::mk_and(all);
+  }
+
   Symbolic& sym_;
   const drb::AbstractionSpec& spec_;
   const State& s_;

@@ -33,6 +33,9 @@ struct State {
   std::vector<z3::expr> locals;
   std::vector<z3::expr> counts;
   std::vector<z3::expr> pairs;  // ordered: each per-pair array, from two thread ids to integers
+  // Ordered: each rank count of the abstraction's (drb::RankParameter), from its parameter to the
+  // number of threads it counts there, kept up to date by every write and move.
+  std::vector<z3::expr> ranks;
 };
 
 class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
@@ -46,6 +49,9 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         n_(ctx.int_const("n")) {
     for (const auto& st : p.statements) drb::ValueCounts(st.body, counts_);
     for (const auto& pred : spec.predicates) drb::ValueCounts(*pred.expr, counts_);
+    if (ordered) {
+      for (const auto& pred : spec.predicates) drb::RankCounts(*pred.expr, ranks_);
+    }
   }
   const z3::expr& n() const { return n_; }
 
@@ -80,7 +86,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
 
   State Fresh(const std::string& tag) {
     const z3::sort array = ctx_.array_sort(thread_, ctx_.int_sort());
-    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}, {}, {}};
+    State s{{}, ctx_.constant((tag + "pc").c_str(), array), {}, {}, {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
     for (const auto& v : p_.pairs) {
       s.pairs.push_back(ctx_.constant((tag + v.name).c_str(), PairSort()));
@@ -89,10 +95,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       s.locals.push_back(ctx_.constant((tag + v.name).c_str(), array));
     for (std::size_t k = 0; k < counts_.size(); ++k)
       s.counts.push_back(ctx_.int_const(fmt::format("{}count{}", tag, k).c_str()));
+    const z3::sort levels = ctx_.array_sort(ctx_.int_sort(), ctx_.int_sort());
+    for (std::size_t k = 0; k < ranks_.size(); ++k)
+      s.ranks.push_back(ctx_.constant(fmt::format("{}rank{}", tag, k).c_str(), levels));
     return s;
   }
   State Initial() {
-    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}, {}, {}};
+    State s{{}, z3::const_array(thread_, ctx_.int_val(p_.templates[0].first)), {}, {}, {}, {}};
     for (const auto& v : p_.shared) s.shared.push_back(Int(v.init));
     for (const auto& v : p_.pairs)
       s.pairs.push_back(z3::lambda(Thread("r"), Thread("c"), Int(v.init)));
@@ -100,6 +109,11 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     const z3::expr any = Thread("a");  // every thread starts alike: all counted, or none
     for (std::size_t k = 0; k < counts_.size(); ++k)
       s.counts.push_back(z3::ite(Counted(k, s, any), n_, ctx_.int_val(0)));
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      const z3::expr level = ctx_.int_const(Name("l").c_str());
+      s.ranks.push_back(
+          z3::lambda(level, z3::ite(RankCounted(k, s, any, level), n_, ctx_.int_val(0))));
+    }
     return s;
   }
 
@@ -281,6 +295,52 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     return z3::mk_or(any);
   }
 
+  bool TracksRanks() const { return !ranks_.empty(); }
+  // Whether `t` is counted by rank count k at `level` in s.
+  z3::expr RankCounted(std::size_t k, const State& s, const z3::expr& t, const z3::expr& level) {
+    const Expr& c = *ranks_[k];
+    std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+    bound[c.var] = t;
+    bound[*drb::RankParameter(c)] = level;
+    z3::expr ignored = ctx_.bool_val(false);  // the body reads locations and locals only
+    return Eval(*c.args[0], s, t, bound, &ignored) != 0;
+  }
+  // What holds of every state's rank counts at `level` (any integer), stated there only (over
+  // every level the solver would have a function to find): each lies in 0..n; where it is
+  // positive a thread (a fresh one, in `witnesses`) is counted, and where it is below n one is
+  // not; it counts at least the distinct threads of `named` it holds for and leaves out at least
+  // those it does not hold for; and one level below it counts, besides, every named thread it
+  // counts there but not at `level` (a rank count's threads at p + 1 are among those at p).
+  z3::expr RankFacts(const State& s, const z3::expr& level, const std::vector<z3::expr>& named,
+                     std::vector<z3::expr>& witnesses) {
+    z3::expr_vector parts(ctx_);
+    const z3::expr below = level - 1;
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      const z3::expr r = z3::select(s.ranks[k], level);
+      parts.push_back(r >= 0 && r <= n_);
+      const z3::expr in = Thread("r");
+      const z3::expr out = Thread("r");
+      witnesses.push_back(in);
+      witnesses.push_back(out);
+      parts.push_back(z3::implies(r >= 1, InRange(in) && RankCounted(k, s, in, level)));
+      parts.push_back(z3::implies(r < n_, InRange(out) && !RankCounted(k, s, out, level)));
+      z3::expr counted = ctx_.int_val(0);
+      z3::expr left_out = ctx_.int_val(0);
+      z3::expr between = ctx_.int_val(0);
+      for (std::size_t a = 0; a < named.size(); ++a) {
+        z3::expr first = InRange(named[a]);  // and none of the named before it
+        for (std::size_t b = 0; b < a; ++b) first = first && named[b] != named[a];
+        const z3::expr here = RankCounted(k, s, named[a], level);
+        counted = counted + Truth(first && here);
+        left_out = left_out + Truth(first && !here);
+        between = between + Truth(first && !here && RankCounted(k, s, named[a], below));
+      }
+      parts.push_back(r >= counted && n_ - r >= left_out);
+      parts.push_back(z3::select(s.ranks[k], below) >= r + between);
+    }
+    return z3::mk_and(parts);
+  }
+
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
   void WritePair(State& s, const Instr::Target& x, const z3::expr& row, const z3::expr& column,
                  const z3::expr& value) {
@@ -392,6 +452,12 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       after.counts[k] =
           before.counts[k] - Truth(Counted(k, before, t)) + Truth(Counted(k, after, t));
     }
+    for (std::size_t k = 0; k < after.ranks.size(); ++k) {
+      const z3::expr level = ctx_.int_const(Name("l").c_str());
+      after.ranks[k] = z3::lambda(level, z3::select(before.ranks[k], level) -
+                                             Truth(RankCounted(k, before, t, level)) +
+                                             Truth(RankCounted(k, after, t, level)));
+    }
   }
 
   z3::expr CountValue(const Expr& e, const State& s, const z3::expr& self,
@@ -404,7 +470,12 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       *fail = *fail || Exists(i, (e.exclude_self ? i != self : ctx_.bool_val(true)) && body_fail);
     }
     z3::expr all = n_;
-    if (!drb::CountsEveryThread(e)) {
+    const auto rank = std::find_if(ranks_.begin(), ranks_.end(),
+                                   [&](const Expr* c) { return drb::SameCount(*c, e); });
+    if (rank != ranks_.end() && !s.ranks.empty()) {
+      all = z3::select(s.ranks[static_cast<std::size_t>(rank - ranks_.begin())],
+                       bound[*drb::RankParameter(e)]);
+    } else if (!drb::CountsEveryThread(e)) {
       const auto it = std::find_if(counts_.begin(), counts_.end(),
                                    [&](const Expr* c) { return drb::SameCount(*c, e); });
       if (it == counts_.end() || s.counts.empty()) {
@@ -433,6 +504,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   z3::sort thread_;
   z3::expr n_;
   std::vector<const Expr*> counts_;
+  std::vector<const Expr*> ranks_;  // ordered: the abstraction's rank counts, one of each
   std::uint64_t next_ = 0;
 };
 

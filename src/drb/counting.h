@@ -8,6 +8,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "drb/ast.h"
@@ -88,6 +90,49 @@ inline void ValueCounts(const Expr& e, std::vector<const Expr*>& out) {
     out.push_back(&e);
   }
   for (const auto& arg : e.args) ValueCounts(*arg, out);
+}
+
+// A rank count (docs/drb.md, "Counting threads by rank"): a count inside a quantifier over
+// threads whose body reads the counted thread's own state (ReadsOwnStateOnly) and the
+// quantifier's variable p, the parameter, which it compares with the thread's own values only as
+// a lower bound (`e >= p`, `e > p`, `p <= e`, `p < e`) in atoms joined by && and ||
+// (`count(i: pc[i] == up && lv[i] >= j || lv[i] > j)`): the threads it counts at p + 1 are among
+// those it counts at p. With the thread count symbolic and ids ordered (numbers below it), such a
+// count is a function of p in each state. Sets `param` to p; false when `e` is not such a body.
+inline bool RankBody(const Expr& e, std::uint32_t var, std::optional<std::uint32_t>& param) {
+  if (ReadsOwnStateOnly(e, var)) return true;
+  if (e.kind != Expr::Kind::kBinary) return false;
+  if (e.op == Expr::Op::kAnd || e.op == Expr::Op::kOr) {
+    return RankBody(*e.args[0], var, param) && RankBody(*e.args[1], var, param);
+  }
+  const auto parameter = [&](const Expr& p) {
+    return p.kind == Expr::Kind::kBound && p.var != var && (!param || *param == p.var);
+  };
+  const bool right = (e.op == Expr::Op::kGe || e.op == Expr::Op::kGt) && parameter(*e.args[1]) &&
+                     ReadsOwnStateOnly(*e.args[0], var);
+  const bool left = (e.op == Expr::Op::kLe || e.op == Expr::Op::kLt) && parameter(*e.args[0]) &&
+                    ReadsOwnStateOnly(*e.args[1], var);
+  if (!right && !left) return false;
+  param = e.args[right ? 1 : 0]->var;
+  return true;
+}
+
+// The parameter's slot of rank count `e`, or none (not a count, or not of a rank).
+inline std::optional<std::uint32_t> RankParameter(const Expr& e) {
+  if (e.kind != Expr::Kind::kCount) return std::nullopt;
+  std::optional<std::uint32_t> param;
+  if (!RankBody(*e.args[0], e.var, param)) return std::nullopt;
+  return param;
+}
+
+// Appends to `out` the rank counts `e` uses as values, one of each (SameCount).
+inline void RankCounts(const Expr& e, std::vector<const Expr*>& out) {
+  if (ComparedWithNumber(e)) return;
+  if (RankParameter(e) &&
+      std::none_of(out.begin(), out.end(), [&](const Expr* c) { return SameCount(*c, e); })) {
+    out.push_back(&e);
+  }
+  for (const auto& arg : e.args) RankCounts(*arg, out);
 }
 
 // The same for every expression of a statement body (right-hand sides, conditions, target indices).

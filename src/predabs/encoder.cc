@@ -15,6 +15,10 @@ void Encoder::TrackCounts(const Expr& e) {
   drb::ValueCounts(e, counts_);
 }
 
+void Encoder::TrackRanks(const Expr& e) {
+  drb::RankCounts(e, rank_counts_);
+}
+
 ThreadCount Encoder::Symbolic(std::uint32_t min, std::vector<Term>& facts) {
   ThreadCount c;
   c.n = s_.FreshInt("n");
@@ -60,61 +64,12 @@ SymState Encoder::FreshState(const std::string& tag, const ThreadCount& count) {
       out.counts.push_back(s_.FreshInt(tag + ".count" + std::to_string(k)));
     }
   }
-  return out;
-}
-
-Term Encoder::Counted(std::size_t k, const SymState& state, const ThreadCount& count, Term thread) {
-  const Expr& c = *counts_[k];
-  std::vector<Term> slots(program_.num_slots, 0);
-  slots[c.var] = thread;
-  return EvalIn(*c.args[0], state, count, thread, slots, nullptr);
-}
-
-std::vector<Term> Encoder::CountsAfter(const SymState& pre, const SymState& now, Term actor,
-                                       const ThreadCount& count) {
-  std::vector<Term> out;
-  for (std::size_t k = 0; k < pre.counts.size(); ++k) {
-    const Term before = s_.Ite(Counted(k, pre, count, actor), s_.Num(1), s_.Num(0));
-    const Term after = s_.Ite(Counted(k, now, count, actor), s_.Num(1), s_.Num(0));
-    out.push_back(s_.Apply(Fn::kAdd, {s_.Apply(Fn::kSub, {pre.counts[k], before}), after}));
-  }
-  return out;
-}
-
-Term Encoder::Witnesses(const ThreadCount& count, std::uint32_t m,
-                        const std::function<Term(Term)>& holds) {
-  std::vector<Term> vars;
-  std::vector<Term> body;
-  for (std::uint32_t w = 0; w < m; ++w) {
-    const Term i = FreshThread(count, "w");
-    body.push_back(InRange(i, count));
-    for (const Term u : vars) body.push_back(s_.Not(s_.Eq(u, i)));
-    body.push_back(holds(i));
-    vars.push_back(i);
-  }
-  Term out = s_.And(body);
-  for (auto it = vars.rbegin(); it != vars.rend(); ++it) out = s_.Quantify(false, *it, out);
-  return out;
-}
-
-Term Encoder::CountValue(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
-                         std::vector<Term>& slots, std::vector<Term>* errors) {
-  if (errors != nullptr) QuantifiedErrors(e, state, count, self, slots, errors);
-  Term all = count.n;
-  if (!drb::CountsEveryThread(e)) {
-    const auto it = std::find_if(counts_.begin(), counts_.end(),
-                                 [&](const Expr* c) { return drb::SameCount(*c, e); });
-    if (it == counts_.end() || state.counts.empty()) {
-      throw InputError(e.where,
-                       "with the thread count left symbolic, count(...) must be compared with a "
-                       "number, or count threads by their own location and locals only");
+  if (count.ordered) {
+    for (std::size_t k = 0; k < rank_counts_.size(); ++k) {
+      out.ranks.push_back(s_.FreshIntArray(tag + ".rank" + std::to_string(k)));
     }
-    all = state.counts[static_cast<std::size_t>(it - counts_.begin())];
   }
-  if (!e.exclude_self) return all;
-  slots[e.var] = self;
-  const Term own = EvalIn(*e.args[0], state, count, self, slots, nullptr);
-  return s_.Apply(Fn::kSub, {all, s_.Ite(own, s_.Num(1), s_.Num(0))});
+  return out;
 }
 
 std::vector<Term> Encoder::QuantifierWitnesses(std::uint32_t stmt, Term actor, const SymState& pre,
@@ -218,18 +173,7 @@ Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
     return s_.And(conj);
   };
   parts.push_back(EveryThread(count, per_thread));
-  for (std::size_t k = 0; k < state.counts.size(); ++k) {
-    const Term c = state.counts[k];
-    const auto holds = [&](Term i) { return Counted(k, state, count, i); };
-    const auto fails = [&](Term i) { return s_.Not(Counted(k, state, count, i)); };
-    const Term rest = s_.Apply(Fn::kSub, {count.n, c});
-    parts.push_back(s_.Le(s_.Num(0), c));
-    parts.push_back(s_.Le(s_.Num(0), rest));
-    for (std::uint32_t m = 1; m <= count_witnesses_; ++m) {
-      parts.push_back(s_.Eq(s_.Le(s_.Num(m), c), Witnesses(count, m, holds)));
-      parts.push_back(s_.Eq(s_.Le(s_.Num(m), rest), Witnesses(count, m, fails)));
-    }
-  }
+  CountFacts(state, count, parts);
   return s_.And(parts);
 }
 
@@ -252,11 +196,7 @@ Term Encoder::Initial(const SymState& state, const ThreadCount& count) {
     return s_.And(conj);
   };
   parts.push_back(EveryThread(count, per_thread));
-  // Every thread starts alike (one template): a count holds for all of them or for none.
-  for (std::size_t k = 0; k < state.counts.size(); ++k) {
-    parts.push_back(
-        s_.Eq(state.counts[k], s_.Ite(Counted(k, state, count, count.zero), count.n, s_.Num(0))));
-  }
+  InitialCounts(state, count, parts);
   return s_.And(parts);
 }
 
@@ -270,6 +210,7 @@ Term Encoder::SameState(const SymState& a, const SymState& b) {
   for (std::size_t v = 0; v < a.pairs.size(); ++v) parts.push_back(s_.Eq(a.pairs[v], b.pairs[v]));
   for (std::size_t k = 0; k < a.counts.size(); ++k)
     parts.push_back(s_.Eq(a.counts[k], b.counts[k]));
+  for (std::size_t k = 0; k < a.ranks.size(); ++k) parts.push_back(s_.Eq(a.ranks[k], b.ranks[k]));
   return s_.And(parts);
 }
 
@@ -279,6 +220,11 @@ Term Encoder::Eval(const Expr& expr, const SymState& state, const ThreadCount& c
   const Term value = EvalIn(expr, state, count, self, slots, &errors);
   if (errors.empty()) return value;
   return s_.And({value, s_.Not(s_.Or(errors))});
+}
+
+Term Encoder::Value(const Expr& expr, const SymState& state, const ThreadCount& count, Term self) {
+  std::vector<Term> slots(program_.num_slots, 0);
+  return EvalIn(expr, state, count, self, slots, nullptr);
 }
 
 Term Encoder::Instance(const Expr& quantified, const SymState& state, const ThreadCount& count,

@@ -51,6 +51,9 @@ struct SymState {
   // With the thread count symbolic: the value of each count the encoder tracks (Encoder::
   // TrackCounts), an Int each.
   std::vector<Term> counts;
+  // With the thread count ordered: each rank count the encoder tracks (TrackCounts), Int -> Int
+  // from its parameter to the number of threads it counts there.
+  std::vector<Term> ranks;
 };
 
 // Fixed: threads are the integers 0..n-1. Symbolic: threads are elements of an uninterpreted
@@ -76,6 +79,9 @@ class Encoder {
   // relate it to the threads (at least m threads counted, at least m not, for m = 1, 2). This
   // tracks those in `e` (an abstraction's predicate; the program's are tracked from the start).
   void TrackCounts(const Expr& e);
+  // With the count ordered, a rank count (drb::RankParameter) in `e` is likewise a function of its
+  // parameter in each state (RankFacts below).
+  void TrackRanks(const Expr& e);
   // How many witnesses well-formed states relate a tracked count to (1 or 2; default 2). One is
   // cheaper for the solver; two also says that a count of all threads but one leaves every other
   // thread counted.
@@ -123,10 +129,41 @@ class Encoder {
   Term Initial(const SymState& state, const ThreadCount& count);
   Term SameState(const SymState& a, const SymState& b);
 
+  // Rank counts (ordered ids) are stated at the levels (values of their parameter) a query names,
+  // not at every level: quantified over all of them, satisfiable queries leave the solver a
+  // function of the level to find, which it does not. At `level`, in `state`: each tracked rank
+  // count lies in 0..n, counts some thread (a witness, with `witness`) where it is positive, and
+  // counts at least those of `threads` (up to two distinct ones) it holds for, and leaves out at
+  // least those it does not hold for.
+  bool TracksRanks() const { return !rank_counts_.empty(); }
+  // The levels at which `thread`'s term of a tracked rank count can change: the values in `state`
+  // of what its body compares the parameter with (`level[i]` in `level[i] > j`).
+  std::vector<Term> RankThresholds(const SymState& state, const ThreadCount& count, Term thread);
+  Term RankFacts(const SymState& state, const ThreadCount& count, Term level,
+                 const std::vector<Term>& threads, bool witness);
+  // In an initial state: all threads or none.
+  Term RankInitial(const SymState& state, const ThreadCount& count, Term level);
+  // Over a step of statement `stmt` by `actor` from `pre` to `post`: each count changes by the
+  // actor's change (unless the statement writes another thread's entry the count reads), and in
+  // `pre` the count one level below exceeds the count at `level` by at least the threads of
+  // `threads` (up to two distinct ones) counted there and not at `level`.
+  Term RankStep(std::uint32_t stmt, Term actor, const SymState& pre, const SymState& post,
+                const ThreadCount& count, Term level, const std::vector<Term>& threads);
+  // Rank count k at `level` over the threads below both n and `threads`: the sum of their terms.
+  Term RankSum(const SymState& state, const ThreadCount& count, std::size_t k,
+               std::uint32_t threads, Term level);
+  // With at most `most` threads: each count at `level` is that sum (a model of few threads then
+  // has its counts right, where witnesses alone bound them by 2 and n - 2).
+  Term RankExact(const SymState& state, const ThreadCount& count, std::uint32_t most, Term level);
+
   // A predicate in `state` from the point of view of thread `self`: false where its evaluation
   // fails (a division by zero or an index out of range in any subexpression), as
   // IntModel::Holds. Throws InputError for a `count` that a symbolic thread count cannot encode.
   Term Eval(const Expr& expr, const SymState& state, const ThreadCount& count, Term self);
+
+  // An integer expression's value in `state` from thread `self`'s view, whatever it is where its
+  // evaluation fails (a thread it names, for a query to instantiate an invariant at).
+  Term Value(const Expr& expr, const SymState& state, const ThreadCount& count, Term self);
 
   // Statement `stmt` executed by thread `actor`: from `pre` (its pc at the statement) to `post`.
   Term Step(std::uint32_t stmt, Term actor, const SymState& pre, const SymState& post,
@@ -191,6 +228,21 @@ class Encoder {
   Term PcRange(Term pc, std::uint32_t template_index);
   std::uint32_t TemplateOfThread(std::uint32_t thread) const;
 
+  // Whether thread `thread` is counted by tracked rank count k at parameter `level`.
+  Term Ranked(std::size_t k, const SymState& state, const ThreadCount& count, Term thread,
+              Term level);
+  // Count value c of the threads `holds` holds for: in 0..n, and at least m threads counted (not
+  // counted) exactly when m distinct threads witness it.
+  Term CountRange(Term c, const ThreadCount& count, const std::function<Term(Term)>& holds);
+  // At least as many counted by c as there are distinct threads among `threads` (up to two)
+  // that `holds` holds for: ground facts, where a quantified lower bound would meet every pair
+  // of the query's threads (and make the solver slow).
+  Term AtLeastNamed(Term c, const ThreadCount& count, const std::vector<Term>& threads,
+                    const std::function<Term(Term)>& holds);
+  // CountRange of every tracked count of `state`, to `parts`; the initial states' counts (all
+  // threads or none) likewise.
+  void CountFacts(const SymState& state, const ThreadCount& count, std::vector<Term>& parts);
+  void InitialCounts(const SymState& state, const ThreadCount& count, std::vector<Term>& parts);
   // A count used as a value with the thread count symbolic (TrackCounts).
   Term CountValue(const Expr& e, const SymState& state, const ThreadCount& count, Term self,
                   std::vector<Term>& slots, std::vector<Term>* errors);
@@ -204,7 +256,8 @@ class Encoder {
   Solver& s_;
   bool pointwise_posts_ = false;
   std::uint32_t count_witnesses_ = 2;
-  std::vector<const Expr*> counts_;  // the tracked counts, one of each (drb::SameCount)
+  std::vector<const Expr*> counts_;       // the tracked counts, one of each (drb::SameCount)
+  std::vector<const Expr*> rank_counts_;  // the tracked rank counts, one of each
 };
 
 }  // namespace druba::predabs

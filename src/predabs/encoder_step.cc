@@ -15,12 +15,10 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
     parts.push_back(s_.Eq(ctx.post->shared[v], env.shared[v]));
   }
   const Term pc = s_.Store(ctx.pre->pc, ctx.actor, target);
-  if (!ctx.pre->counts.empty()) {
-    const SymState after{env.shared, env.locals, pc, env.pairs, {}};
-    const std::vector<Term> counts = CountsAfter(*ctx.pre, after, ctx.actor, *ctx.count);
-    for (std::size_t k = 0; k < counts.size(); ++k) {
-      parts.push_back(s_.Eq(ctx.post->counts[k], counts[k]));
-    }
+  const SymState after{env.shared, env.locals, pc, env.pairs, {}, {}};
+  const std::vector<Term> counts = CountsAfter(*ctx.pre, after, ctx.actor, *ctx.count);
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    parts.push_back(s_.Eq(ctx.post->counts[k], counts[k]));
   }
   if (pointwise_posts_ && ctx.count->fixed) {
     for (std::uint32_t i = 0; i < *ctx.count->fixed; ++i) {
@@ -58,7 +56,7 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
       continue;
     }
     const Instr& op = (*top.block)[top.index++];
-    SymState now{env.shared, env.locals, ctx.pre->pc, env.pairs, {}};
+    SymState now{env.shared, env.locals, ctx.pre->pc, env.pairs, {}, {}};
     if (!ctx.pre->counts.empty()) now.counts = CountsAfter(*ctx.pre, now, ctx.actor, *ctx.count);
     std::vector<Term> slots(program_.num_slots, 0);
     std::vector<Term> errors;

@@ -13,63 +13,15 @@
 #include "explore/state_store.h"
 #include "predabs/model.h"
 #include "predabs/pair_candidates.h"
+#include "predabs/rank_candidates.h"
+#include "predabs/value_seen.h"
 
 namespace druba::predabs {
 namespace instance_detail {
 
-constexpr std::size_t kMaxValues = 4;      // values listed in one candidate
-constexpr std::size_t kMaxOwnStates = 48;  // pairs of own states as candidates up to this many
-constexpr std::size_t kMaxRelative = 96;   // own states relative to another thread, at most
-constexpr std::uint64_t kMaxAtomValue =
-    8;  // `v[k] == c` atoms for c in 0 .. 7  // Houdini at first .. first + 3 threads first
-
-// A variable the candidates name: a shared one (any thread sees the one copy) or one of the
-// per-thread ones (`v[self]`), with the values and the order against the viewing thread's id
-// seen at each location.
-struct Seen {
-  std::set<std::int64_t> values;
-  bool many = false;  // more than kMaxValues values, or one beyond int64
-  bool below = false, equal = false, above = false;  // the value against the viewer's id
-  std::optional<std::int64_t> lo, hi;                // the least and largest value
-  bool unbounded = false;                            // a value beyond int64
-  bool id_like = true;      // every value within -1 .. n at n threads (an id, none, or the count)
-  bool below_count = true;  // every value below n at n threads
-  bool from_count = true;   // every value n or above at n threads
-
-  void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
-    id_like = id_like && value >= -1 && value <= n;
-    below_count = below_count && value < n;
-    from_count = from_count && value >= n;
-    const int order = value < self ? -1 : value == self ? 0 : 1;
-    below = below || order < 0;
-    equal = equal || order == 0;
-    above = above || order > 0;
-    if (value > Int(INT64_MAX) || value < Int(INT64_MIN)) {
-      many = unbounded = true;
-      return;
-    }
-    const auto v = static_cast<std::int64_t>(value);
-    lo = std::min(lo.value_or(v), v);
-    hi = std::max(hi.value_or(v), v);
-    if (many) return;
-    values.insert(v);
-    many = values.size() > kMaxValues;
-  }
-  void Merge(const Seen& o) {
-    below = below || o.below;
-    equal = equal || o.equal;
-    above = above || o.above;
-    many = many || o.many;
-    unbounded = unbounded || o.unbounded;
-    id_like = id_like && o.id_like;
-    below_count = below_count && o.below_count;
-    from_count = from_count && o.from_count;
-    if (o.lo) lo = std::min(lo.value_or(*o.lo), *o.lo);
-    if (o.hi) hi = std::max(hi.value_or(*o.hi), *o.hi);
-    values.insert(o.values.begin(), o.values.end());
-    many = many || values.size() > kMaxValues;
-  }
-};
+constexpr std::size_t kMaxOwnStates = 48;   // pairs of own states as candidates up to this many
+constexpr std::size_t kMaxRelative = 96;    // own states relative to another thread, at most
+constexpr std::uint64_t kMaxAtomValue = 8;  // `v[k] == c` atoms for c in 0 .. 7
 
 }  // namespace instance_detail
 
@@ -267,23 +219,27 @@ void VariableCandidates(const std::string& head, const std::string& name, const 
     return;
   }
   // An id's values at a few counts say nothing of larger ones, unless none names a thread.
-  if (!seen.many && (!id || (seen.hi && *seen.hi < 0))) {
+  const bool grows = seen.Grows();
+  if (!seen.many && !grows && (!id || (seen.hi && *seen.hi < 0))) {
     std::string any;
     for (const std::int64_t v : seen.values) {
       any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
     }
     out.push_back(head + any);
   }
-  if (seen.many && !seen.unbounded) {  // bounds, where the values are not listed
+  if ((seen.many || grows) && !seen.unbounded) {  // bounds, where the values are not listed
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
-    if (!id) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
+    if (!id && !grows) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
   }
-  if (id && !seen.many && !seen.unbounded && seen.lo) {  // with many values, bounded above
+  if (id && !seen.many && !grows && !seen.unbounded &&
+      seen.lo) {  // with many values, bounded above
     out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
   }
   if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
   if (seen.below_count) out.push_back(head + name + " < " + count);
   if (seen.from_count) out.push_back(head + name + " >= " + count);
+  if (seen.below_last) out.push_back(head + name + " < " + count + " - 1");
+  if (seen.from_last && !seen.from_count) out.push_back(head + name + " >= " + count + " - 1");
   if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
   if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
   if (!seen.above) out.push_back(head + name + " <= self");
@@ -490,6 +446,9 @@ CandidateReader::CandidateReader(const Program& program)
     : program_(program),
       seen_(std::make_unique<Observations>(program)),
       relations_(std::make_unique<RelationReader>(program)),
+      ranks_(std::make_unique<RankReader>(program, PlacesOf(program))),
+      entries_(std::make_unique<EntryReader>(program)),
+      differences_(std::make_unique<DifferenceReader>(program)),
       blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
@@ -506,7 +465,16 @@ const CubeBlocker& CandidateReader::Blocker() {
 std::vector<std::string> CandidateReader::Candidates() const {
   std::vector<std::string> out = CandidatesOf(program_, *seen_);
   relations_->Candidates(PlacesOf(program_), out);
+  ranks_->Candidates(out);
+  entries_->Candidates(PlacesOf(program_), out);
+  differences_->Candidates(PlacesOf(program_), out);
   return out;
+}
+
+bool CandidateReader::CountsByRank() const {
+  std::vector<std::string> ranks;
+  ranks_->Candidates(ranks);
+  return !ranks.empty();
 }
 
 bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
@@ -531,6 +499,9 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
     }
     seen.Record(model, s);
     relations_->Record(model, s);
+    ranks_->Record(model, s);
+    entries_->Record(model, s);
+    differences_->Record(model, s);
     for (std::uint32_t t = 0; t < n; ++t) {
       model.ForEachSuccessor(s, t,
                              [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });

@@ -54,7 +54,10 @@ inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
-class RelationReader;  // pair_candidates.h
+class RelationReader;    // pair_candidates.h
+class RankReader;        // rank_candidates.h
+class EntryReader;       // rank_candidates.h
+class DifferenceReader;  // rank_candidates.h
 
 class CandidateReader {
  public:
@@ -74,6 +77,8 @@ class CandidateReader {
   // thread count, and which atoms some other thread satisfies whenever a thread is in an own
   // state.
   std::vector<std::string> Candidates() const;
+  // Some rank candidate (rank_candidates.h) is among them.
+  bool CountsByRank() const;
 
   // What the explored states showed to every pair of threads, for candidates that block
   // counterexamples to induction: recorded at the first call (most runs never need it), from the
@@ -85,7 +90,10 @@ class CandidateReader {
  private:
   const Program& program_;
   std::unique_ptr<Observations> seen_;
-  std::unique_ptr<RelationReader> relations_;  // per-pair arrays; numbers against counters
+  std::unique_ptr<RelationReader> relations_;      // per-pair arrays; numbers against counters
+  std::unique_ptr<RankReader> ranks_;              // threads counted by rank
+  std::unique_ptr<EntryReader> entries_;           // the thread an entry at an own index names
+  std::unique_ptr<DifferenceReader> differences_;  // own numbers a constant apart
   CubeBlocker blocker_;
   struct Explored;  // an instance's model and states, kept for Blocker()
   std::vector<std::unique_ptr<Explored>> explored_;

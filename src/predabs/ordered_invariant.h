@@ -2,8 +2,9 @@
 // ordered-symmetric program, docs/drb.md): invariants read off finite instances and proved for
 // every count, as Cubicle's invariants from finite instances (BRAB) do.
 //
-// 1. Finite instances: the program at N, N+1, ... threads (up to `last`) is explored under free
-//    scheduling, every state. A failure there is a violation at the smallest count that has one.
+// 1. Finite instances: the program at N, N+1, N+2 threads (N+3 too for rank candidates) is
+//    explored under free scheduling, every state up to a budget. A failure there is a violation at
+//    the smallest count that has one.
 // 2. Candidates, from thread `self`'s view, over one thread and over a pair of threads ordered by
 //    id, each kept when it holds for every thread of every state those searches reached: which
 //    locations two threads i < j never stand at together (`forall j: j <= self || pc[self] != a
@@ -38,9 +39,14 @@ struct OrderedResult {
   OrderedFigures figures;
 };
 
+// Finite instances explored: first .. first + kOrderedInstances - 1 threads, and one more where
+// those propose rank candidates (rank_candidates.h).
+inline constexpr std::uint32_t kOrderedInstances = 3;
+
 // The argument above for counts >= `first` of `program` (parsed from `source`), with finite
-// instances of `first` .. `last` threads; `given` (`.drb` text from `self`'s view, the predicates
-// of an abstraction block) are candidates too, kept or dropped by the same checks.
+// instances of `first` threads and up, at most `last` (see kOrderedInstances); `given` (`.drb` text
+// from `self`'s view, the predicates of an abstraction block) are candidates too, kept or dropped
+// by the same checks.
 OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
                                      std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
                                      LimitWatch* limits,

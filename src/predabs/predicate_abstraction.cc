@@ -397,7 +397,7 @@ class Checker {
 namespace {
 
 void CheckIndices(const Program& program, const Expr& e, std::optional<std::uint32_t> n,
-                  const std::string& abstraction) {
+                  const std::string& abstraction, bool own_indices) {
   if ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && !e.args.empty()) {
     const Expr& index = *e.args[0];
     if (n && index.kind == Expr::Kind::kNumber && (index.value < 0 || index.value >= *n)) {
@@ -405,19 +405,20 @@ void CheckIndices(const Program& program, const Expr& e, std::optional<std::uint
                                         index.value.str() + ", but there are " +
                                         std::to_string(*n) + " threads");
     }
-    if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound) {
+    if (index.kind != Expr::Kind::kNumber && index.kind != Expr::Kind::kBound &&
+        (program.symmetric || !own_indices)) {
       throw InputError(index.where,
                        "in a predicate a thread index must be a number or a "
                        "quantified thread variable");
     }
   }
-  for (const ExprPtr& arg : e.args) CheckIndices(program, *arg, n, abstraction);
+  for (const ExprPtr& arg : e.args) CheckIndices(program, *arg, n, abstraction, own_indices);
 }
 
 }  // namespace
 
 void CheckAbstractionFits(const Program& program, const AbstractionSpec& spec,
-                          std::optional<std::uint32_t> n) {
+                          std::optional<std::uint32_t> n, bool own_indices) {
   for (const TrackedPc& pc : spec.pcs) {
     if (n && pc.thread && *pc.thread >= *n) {
       throw InputError(spec.where, "abstraction '" + spec.name + "' tracks pc[" +
@@ -425,7 +426,9 @@ void CheckAbstractionFits(const Program& program, const AbstractionSpec& spec,
                                        std::to_string(*n) + " threads");
     }
   }
-  for (const Predicate& p : spec.predicates) CheckIndices(program, *p.expr, n, spec.name);
+  for (const Predicate& p : spec.predicates) {
+    CheckIndices(program, *p.expr, n, spec.name, own_indices);
+  }
 }
 
 PredicateAbstraction::PredicateAbstraction(const IntModel& model, const AbstractionSpec& spec,

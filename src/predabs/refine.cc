@@ -127,7 +127,7 @@ std::unique_ptr<Program> Refiner::WithPredicates(const std::vector<std::string>&
     // What the next round's abstraction would refuse is no candidate (a thread index that is
     // neither a number nor a quantified thread, a thread the run does not have).
     CheckAbstractionFits(*parsed, parsed->abstractions.back(),
-                         fit_threads_ == 0 ? std::nullopt : std::optional(fit_threads_));
+                         fit_threads_ == 0 ? std::nullopt : std::optional(fit_threads_), false);
     return parsed;
   } catch (const InputError&) {
     return nullptr;

@@ -220,8 +220,8 @@ bool TryOrdered(const DrbRequest& request, const Program& program, const ThreadC
     return false;
   }
   const std::uint32_t n = threads.first;
-  const OrderedResult proof = ProveEveryOrderedCount(request.source, program, n, n + 2,
-                                                     request.drb.solver_timeout_ms, &limits);
+  const OrderedResult proof = ProveEveryOrderedCount(
+      request.source, program, n, n + kOrderedInstances, request.drb.solver_timeout_ms, &limits);
   if (hooks.refine_log != nullptr && *hooks.refine_log) {
     (*hooks.refine_log)(fmt::format("druba: refine: invariants from finite instances: {}, {}",
                                     VerdictName(proof.verdict), proof.reason));

@@ -282,9 +282,10 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
       given.push_back(ExprToString(program, *p.expr));
     }
   }
-  const OrderedResult proof = ProveEveryOrderedCount(request.source, program, threads.first,
-                                                     std::min(threads.last, threads.first + 2),
-                                                     request.drb.solver_timeout_ms, &limits, given);
+  const OrderedResult proof =
+      ProveEveryOrderedCount(request.source, program, threads.first,
+                             std::min(threads.last, threads.first + kOrderedInstances),
+                             request.drb.solver_timeout_ms, &limits, given);
   DrbOptions drb = request.drb;
   drb.threads =
       std::to_string(proof.verdict == Verdict::kViolation ? proof.violation_at : threads.first);

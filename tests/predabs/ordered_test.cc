@@ -182,7 +182,11 @@ TEST(OrderedTest, AFailureOnlyAtFiveThreadsIsNeverSafe) {
   EXPECT_EQ(r.verdict, Verdict::kUnknown) << r.reason;
   ASSERT_EQ(r.figures.instances.size(), 3U);
   EXPECT_FALSE(r.figures.instances.back().failed);
-  EXPECT_EQ(ProveEveryOrderedCount(text, program, 2, 5, 5000, nullptr).violation_at, 5U);
+  // Three instances from the first (kOrderedInstances), the fourth only for rank candidates: a
+  // fifth thread is explored from 3 threads on.
+  EXPECT_EQ(ProveEveryOrderedCount(text, program, 2, 5, 5000, nullptr).figures.instances.size(),
+            3U);
+  EXPECT_EQ(ProveEveryOrderedCount(text, program, 3, 5, 5000, nullptr).violation_at, 5U);
 }
 
 // A given candidate that leaves the viewer out (`forall i != self: ...`) says nothing about the
@@ -239,6 +243,29 @@ TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
         ParseJson(OrderedCertificate("d", 2, whole ? r.invariant : without), "c.json"), "d", text,
         path, nullptr, 10000);
     EXPECT_EQ(c.valid, whole) << c.failed << ": " << c.example;
+  }
+}
+
+// Counts by rank (docs/drb.md): every thread sets its level to 0. At most n - 1 - j threads are
+// above level j (none is), but not at or above it (all n are at 0): druba keeps the first and
+// drops the second, and the checker, with its own rank counts, accepts the first alone and
+// rejects the second.
+TEST(OrderedTest, ARankCountIsKeptWhereItHoldsAndDroppedWhereNot) {
+  const std::string text =
+      "shared int level[threads] = -1;\nthread T * 2 {\n  a: level[self] := 0;\n"
+      "  b: assume false;\n}\n";
+  const Program program = ParseProgram(text, "levels.drb");
+  const std::string above = "forall j: count(i: level[i] > j) <= count(i: true) - 1 - j";
+  const std::string at = "forall j: count(i: level[i] >= j) <= count(i: true) - 1 - j";
+  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 3, 5000, nullptr, {above, at});
+  ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
+  EXPECT_NE(std::find(r.invariant.begin(), r.invariant.end(), above), r.invariant.end());
+  EXPECT_EQ(std::find(r.invariant.begin(), r.invariant.end(), at), r.invariant.end());
+  for (const std::string& f : {above, at}) {
+    const check::CheckResult c =
+        check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, {f}), "c.json"), "d", text,
+                                   "levels.drb", nullptr, 5000);
+    EXPECT_EQ(c.valid, f == above) << f << ": " << c.failed << ": " << c.example;
   }
 }
 

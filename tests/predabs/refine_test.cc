@@ -220,6 +220,20 @@ TEST(PredabsTest, RefinementCandidatesComeFromTheProgram) {
   EXPECT_EQ(b.pcs.size(), 1U);
 }
 
+// A program that is not symmetric may index a per-thread array by a thread's own value in its
+// abstraction block (`victim[lv]`), but refinement proposes no such predicate: at a fixed count it
+// sent Ricart-Agrawala's search after `req[k]` for over 18 minutes (CheckAbstractionFits).
+TEST(PredabsTest, OwnIndicesInGivenPredicatesOnly) {
+  const Program p = ParseProgram(
+      "shared int victim[threads] = -1;\nlocal int lv = 0;\nthread T * 2 {\n"
+      "  a: victim[lv] := self;\n  b: assert self < 9;\n}\n"
+      "abstraction a {\n  predicate victim[lv] >= -1;\n}\n",
+      "own.drb");
+  ASSERT_FALSE(p.symmetric);
+  EXPECT_NO_THROW(CheckAbstractionFits(p, p.abstractions[0], 2));
+  EXPECT_THROW(CheckAbstractionFits(p, p.abstractions[0], 2, false), InputError);
+}
+
 // How often a text is among the refinement candidates of the program `text`.
 std::function<std::ptrdiff_t(const std::string&)> CandidateCounter(const std::string& text) {
   auto candidates = std::make_shared<const std::vector<std::string>>(
