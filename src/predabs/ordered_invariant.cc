@@ -173,7 +173,7 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
   std::uint64_t budget = kOrderedInstanceStates;
   for (std::uint32_t n = first; n <= last; ++n) {
     // One count more where rank candidates are read: a level's largest value grows with the
-    // count, and what only the fifth thread shows (a candidate that bounds a level, one that
+    // count, and what only one more thread shows (a candidate that bounds a level, one that
     // orders levels by id) is then cheaper to drop by exploring than with Houdini's queries.
     if (n >= first + kOrderedInstances &&
         (n > first + kOrderedInstances || !reader.CountsByRank())) {
