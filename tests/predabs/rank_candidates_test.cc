@@ -32,10 +32,11 @@ constexpr const char* kFilterLock =
     "  }\n"
     "}\n";
 
-// The candidates read off `program` at 2 to 4 threads; whether it counts threads by rank.
+// The candidates read off `program` at 2 and 3 threads (4 threads, 142545 states, took 45 s per
+// test under the sanitizers); whether it counts threads by rank.
 std::vector<std::string> Read(const Program& program, bool* ranks) {
   CandidateReader reader(program);
-  for (std::uint32_t n = 2; n <= 4; ++n) {
+  for (std::uint32_t n = 2; n <= 3; ++n) {
     OrderedFigures::Instance figures;
     EXPECT_FALSE(reader.Explore(n, nullptr, figures));
   }
@@ -63,15 +64,15 @@ TEST(RankCandidatesTest, TheFilterLockGetsItsRankCandidateAndNoneItImplies) {
   EXPECT_TRUE(Has(all, "pc[self] != up || lv[self] < count(j: true) - 1"));
 }
 
-// A level's largest value grows with the count (0 at 2 threads, 2 at 4): a bound or a list of
+// A level's largest value grows with the count (0 at 2 threads, 1 at 3): a bound or a list of
 // the values seen says nothing of larger counts, and is not proposed.
 TEST(RankCandidatesTest, NoConstantBoundOnAValueThatGrowsWithTheCount) {
   const Program program = ParseProgram(kFilterLock, "filter.drb");
   bool ranks = false;
   const std::vector<std::string> all = Read(program, &ranks);
   for (const std::string& c : all) {
-    EXPECT_EQ(c.find("level[self] <= 2"), std::string::npos) << c;
-    EXPECT_EQ(c.find("level[self] == 2"), std::string::npos) << c;
+    EXPECT_EQ(c.find("level[self] <= 1"), std::string::npos) << c;
+    EXPECT_EQ(c.find("level[self] == 1"), std::string::npos) << c;
   }
   EXPECT_TRUE(Has(all, "pc[self] != climb || level[self] >= -1"));
 }
