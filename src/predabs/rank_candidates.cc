@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "drb/ordered.h"
+#include "predabs/value_seen.h"
 
 namespace druba::predabs {
 
@@ -30,7 +31,7 @@ RankReader::RankReader(const Program& program, const Places& places)
     }
   }
   excess_.assign(numbers_.size() * sets_.size(), std::numeric_limits<std::int64_t>::min());
-  largest_.assign(numbers_.size() * kRankCounts, kUnseen);
+  largest_.assign(numbers_.size() * kRankCounts, std::nullopt);
   beyond_.assign(numbers_.size(), false);
   seen_any_.assign(numbers_.size(), false);
 }
@@ -61,7 +62,8 @@ void RankReader::Record(const IntModel& m, StateView s) {
       beyond_[w] = true;
       continue;
     }
-    largest_[w * kRankCounts + n] = std::max(largest_[w * kRankCounts + n], largest);
+    std::optional<std::int64_t>& at_n = largest_[w * kRankCounts + n];
+    at_n = std::max(at_n.value_or(largest), largest);
     std::sort(threads.begin(), threads.end());
     std::vector<std::int64_t> key{static_cast<std::int64_t>(w), top};
     for (const auto& [x, pc] : threads) {
@@ -86,16 +88,7 @@ void RankReader::Record(const IntModel& m, StateView s) {
 }
 
 bool RankReader::Level(std::size_t w) const {
-  std::optional<std::int64_t> gap;
-  int counts = 0;
-  for (std::uint32_t n = 0; n < kRankCounts; ++n) {
-    const std::int64_t most = largest_[w * kRankCounts + n];
-    if (most == kUnseen) continue;
-    if (gap && *gap != most - n) return false;
-    gap = most - n;
-    ++counts;
-  }
-  return counts >= 2;
+  return instance_detail::GrowsWithCount(std::span(largest_).subspan(w * kRankCounts, kRankCounts));
 }
 
 void RankReader::Candidates(std::vector<std::string>& out) const {

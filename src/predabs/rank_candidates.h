@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,8 +40,7 @@ class RankReader {
   std::vector<bool> seen_any_;                    // [w]: some state recorded
   // [w * kRankCounts + n]: the largest value at n threads (n + 1 for any beyond n).
   static constexpr std::uint32_t kRankCounts = 16;
-  static constexpr std::int64_t kUnseen = std::numeric_limits<std::int64_t>::min();
-  std::vector<std::int64_t> largest_;
+  std::vector<std::optional<std::int64_t>> largest_;
   std::vector<bool> beyond_;  // [w]: a value beyond the count seen (or a count past kRankCounts)
   // Whether number w is a level: its largest value, at most the count, grows with the count one
   // for one at two counts or more (a filter lock's level at n threads reaches n - 2). Rank

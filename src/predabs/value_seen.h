@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "drb/ast.h"
 
@@ -15,6 +16,22 @@ namespace druba::predabs::instance_detail {
 
 constexpr std::size_t kMaxValues = 4;  // values listed in one candidate
 constexpr std::size_t kTopCounts = 9;  // counts whose largest values Seen tells apart
+
+// Whether the largest values seen at each thread count n (`top[n]`, none where that count was not
+// explored) grow with the count one for one, at two counts or more: a filter lock's level reaches
+// n - 2 at n threads. Seen::Grows, RankReader::Level.
+inline bool GrowsWithCount(std::span<const std::optional<std::int64_t>> top) {
+  std::optional<std::int64_t> gap;
+  int counts = 0;
+  for (std::size_t n = 0; n < top.size(); ++n) {
+    if (!top[n]) continue;
+    const std::int64_t g = *top[n] - static_cast<std::int64_t>(n);
+    if (gap && *gap != g) return false;
+    gap = g;
+    ++counts;
+  }
+  return counts >= 2;
+}
 
 // A variable the candidates name: a shared one (any thread sees the one copy) or one of the
 // per-thread ones (`v[self]`), with the values and the order against the viewing thread's id
@@ -35,18 +52,7 @@ struct Seen {
 
   // The largest value grows with the count, one for one, at two counts or more (a level in a
   // filter lock): a bound or a list of values read off them says nothing of larger counts.
-  bool Grows() const {
-    std::optional<std::int64_t> gap;
-    int counts = 0;
-    for (std::size_t n = 0; n < top.size(); ++n) {
-      if (!top[n]) continue;
-      const std::int64_t g = *top[n] - static_cast<std::int64_t>(n);
-      if (gap && *gap != g) return false;
-      gap = g;
-      ++counts;
-    }
-    return counts >= 2;
-  }
+  bool Grows() const { return GrowsWithCount(top); }
 
   void Add(const Int& value, std::uint32_t self, std::uint32_t n) {
     id_like = id_like && value >= -1 && value <= n;
