@@ -176,44 +176,18 @@ struct DrbHooks {
   // those states ("symmetry": "threads"), which `druba check` reads up to thread permutations.
   template <class Driver>
   void CertifyExplicit(run::CountRun& out, const Driver& driver) const {
-    std::string states;
+    std::vector<std::string> rows;
     bool fits = true;
-    driver.ForEachState([&](StateView s) {
-      const auto value = [&](Word w) {
-        const Int v = model.values().Decode(w);
-        fits = fits && v <= INT64_MAX && v >= INT64_MIN;
-        return v.str();
-      };
-      std::string row;
-      for (std::size_t v = 0; v < program.shared.size(); ++v) row += "," + value(s[v]);
-      for (std::uint32_t t = 0; t < model.num_threads(); ++t) {
-        row += "," + std::to_string(s[model.PcSlot(t)]);
-        for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
-          row += "," + value(s[model.LocalSlot(t, v)]);
-        }
-        for (std::uint32_t a = 0; a < program.pairs.size(); ++a) {
-          for (std::uint32_t c = 0; c < model.num_threads(); ++c) {
-            row += "," + value(s[model.PairSlot(t, a, c)]);
-          }
-        }
-      }
-      row[0] = '[';
-      states += (states.empty() ? "\n " : ",\n ") + row + "]";
-    });
+    driver.ForEachState(
+        [&](StateView s) { rows.push_back(ExplicitRow(program, model, s, &fits)); });
     if (!fits) {
       out.certificate_note = "a reachable value does not fit in 64 bits";
       return;
     }
-    const run::Json head = {{"druba_certificate", 1},
-                            {"kind", "drb explicit"},
-                            {"digest", digest},
-                            {"threads", model.num_threads()},
-                            {"deadlock", options.deadlock},
-                            {"proof", ProofName(out.result.proof)},
-                            {"symmetry", driver.answered_up_to_symmetry() ? "threads" : "none"}};
-    std::string text = head.dump();
-    text.pop_back();  // the closing brace: the states follow
-    out.certificate = text + ",\n\"states\": [" + states + "\n]}\n";
+    out.certificate = ExplicitCertificate(
+        {digest, model.num_threads(), options.deadlock, std::string(ProofName(out.result.proof)),
+         driver.answered_up_to_symmetry()},
+        std::move(rows));
   }
 };
 
