@@ -1,13 +1,13 @@
 // druba-mpi: druba's searches spread over the processes of an MPI run (docs/distributed.md):
-// `test` to fixed bounds, and for CPDS `verify` by the sandwich proof where druba computes O first
-// and by the paper's proof (distributed/run.h). Each process reads the model; the states are
-// shared out by hash (distributed/search.h, upper_bound.h, orbit_search.h) and process 0 prints
-// the report. Every process ends with the exit code, druba's (cli/exit_codes.h), once the report
-// is out: mpirun, which stops the run at the first process that ends with a code other than 0,
-// then returns it.
+// `test` to fixed bounds, and `verify` by the sandwich proof where druba computes O first and by
+// the paper's proof (distributed/run.h), for CPDS (cpds.cc) and for `.drb` programs at one thread
+// count (drb.cc). Each process reads the model; the states are shared out by hash
+// (distributed/search.h, upper_bound.h, orbit_search.h) and process 0 prints the report. Every
+// process ends with the exit code, druba's (cli/exit_codes.h), once the report is out: mpirun,
+// which stops the run at the first process that ends with a code other than 0, then returns it.
 //
 //   mpirun -np 4 druba-mpi test MODEL.pds|MODEL.drb --rounds R --delays D [--json]
-//   mpirun -np 4 druba-mpi verify MODEL.pds [--top K] [--upper-bound off] [--json]
+//   mpirun -np 4 druba-mpi verify MODEL.pds|MODEL.drb [--top K] [--threads N] [--json]
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -21,275 +21,21 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "abstraction/abstraction.h"
 #include "cli/exit_codes.h"
-#include "common/diagnostics.h"
-#include "common/digest.h"
 #include "common/files.h"
-#include "cpds/describer.h"
-#include "cpds/model.h"
-#include "cpds/run_hooks.h"
-#include "cpds/top_k.h"
-#include "distributed/run.h"
-#include "drb/parser.h"
-#include "explore/portable.h"
-#include "front/cpds.h"
-#include "predabs/describer.h"
-#include "predabs/model.h"
-#include "predabs/thread_counts.h"
+#include "distributed/comm.h"
+#include "mpi_front/front.h"
 #include "run/report.h"
-#include "run/run_count.h"
 
 namespace druba::mpi {
 namespace {
+
+using distributed::Outcome;
 
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void OnSignal(int /*signal*/) {
   g_interrupted.store(true);
-}
-
-using distributed::Outcome;
-using distributed::Property;
-
-struct Options {
-  std::string command;  // "test" or "verify"
-  std::string model;
-  distributed::Request request;
-  cpds::CpdsOptions cpds;
-  std::string threads;  // .drb: N (empty: the file's count)
-  bool deadlock = false;
-  bool json = false;
-  std::string trace_out;
-  std::string certificate;           // verify: where a safe verdict's certificate goes
-  std::string dump_abstract;         // .pds: where the reached abstract states go
-  std::string upper_bound = "auto";  // verify: the sandwich proof's O (auto, joint, static, off)
-  bool symmetric_search = true;      // verify: its search over orbits
-  bool progress = false;
-  double time_limit_s = 0;
-  double memory_limit_mb = 0;
-};
-
-// The model could not be read (at some process): the message, the same at every process.
-struct ReadFailed {
-  std::string message;
-};
-
-struct Described {
-  Outcome outcome;
-  std::uint32_t threads = 0;
-  std::string subject;
-  std::string property;               // which property the violation violates
-  std::vector<run::TraceLine> trace;  // its run, in the kind's words
-  nlohmann::json trace_header;        // the kind's fields of a --trace-out file
-};
-
-// A violation's run in the kind's words (at process 0), and which property it violates.
-template <run::Describer D>
-void DescribeViolation(const D& kind, Described& out) {
-  const std::vector<TraceStep>& steps = out.outcome.trace;
-  if (steps.empty()) return;
-  out.property = kind.PropertyOf(StateView(steps.back().state));
-  out.outcome.result.reason = "a reachable state violates the property: " + out.property;
-  out.trace = run::DescribeTrace(kind, steps);
-}
-
-// The run; then at every process, `at_end` with the outcome and the run.
-template <DistributableModel Model, class AtEnd>
-Outcome Execute(distributed::Comm& comm, Model& model, const Property& property, const Options& o,
-                LimitWatch& limits, AtEnd&& at_end) {
-  distributed::Run<Model> run(comm, model, property, o.request, limits);
-  Outcome out = o.command == "verify" ? run.Verify() : run.Test();
-  at_end(out, run);
-  return out;
-}
-
-// After exhaustion, druba's certificate (cpds::CpdsHooks::Certify): the union when it is closed
-// under every action (then `out` stays empty, and process 0 writes the union); otherwise the
-// reachable states under the top-k abstraction with k one more than the deepest stack, exact on
-// them (CpdsHooks::CertifyExact), read off every process's states and gathered at process 0.
-// Collective.
-void CertifyExhausted(const distributed::Comm& comm, const distributed::Run<cpds::CpdsModel>& run,
-                      const cpds::CpdsHooks& hooks, run::CountRun& out) {
-  std::uint64_t checks = 0;
-  const bool open = comm.rank() == 0 && CheckClosure(hooks.abs, *run.abstract_union(), &checks,
-                                                     /*all_actions=*/true);
-  if (comm.Max(open ? 1 : 0) == 0) return;
-  constexpr std::uint32_t kMaxDepth = cpds::CpdsHooks::kMaxExactDepth;
-  std::uint64_t k = 1;
-  run.ForEachState([&](StateView s) {
-    for (std::uint32_t t = 0; t < hooks.model.num_threads(); ++t) {
-      k = std::max<std::uint64_t>(k, hooks.model.stacks().DepthUpTo(s[1 + t], kMaxDepth) + 1);
-    }
-  });
-  k = comm.Max(k);
-  if (k > kMaxDepth) {
-    out.certificate_note = fmt::format(
-        "the exact abstract set the exhaustive search found is not closed under the abstract "
-        "post, and a reachable stack is deeper than {} symbols",
-        kMaxDepth - 1);
-    return;
-  }
-  const cpds::TopKAbstraction deep(hooks.model, static_cast<std::uint32_t>(k), std::nullopt);
-  StateStore mine(deep.width());
-  std::vector<Word> a(deep.width());
-  run.ForEachState([&](StateView s) {
-    deep.Abstract(s, std::span<Word>(a));
-    mine.FindOrInsert(StateView(a));
-  });
-  StateStore exact(deep.width());
-  distributed::GatherStates(comm, mine, 0, exact);
-  if (comm.rank() != 0) return;
-  hooks.Write(out, exact, static_cast<std::uint32_t>(k));
-}
-
-// Every process reads the model for itself. When one cannot, every process stops with the first
-// one's message (process 0 prints it), so that none waits for the others in a collective.
-void AgreeRead(const distributed::Comm& comm, const std::string& error) {
-  const auto none = static_cast<std::uint64_t>(comm.size());
-  const std::uint64_t first =
-      comm.Min(error.empty() ? none : static_cast<std::uint64_t>(comm.rank()));
-  if (first != none) throw ReadFailed{comm.Broadcast(error, static_cast<int>(first))};
-}
-
-// The sandwich proof of a top-K abstraction, as druba's (cpds::MakeSandwich): O with pops by the
-// may-lie-below relation, relative to O (joint) or to every tuple (static).
-distributed::SandwichKind SandwichOf(const cpds::TopKAbstraction& abs, const cpds::Cpds& cpds,
-                                     const Options& o, bool has_target) {
-  const bool joint = o.upper_bound != "static";
-  const SandwichSetup setup = cpds::MakeSandwich(abs, joint, has_target || o.deadlock);
-  distributed::SandwichKind kind;
-  kind.width = abs.width();
-  kind.symmetry = setup.symmetry;
-  if (o.symmetric_search) kind.concrete_symmetry = setup.concrete_symmetry;
-  kind.has_property = setup.has_property;
-  kind.orbit_search_calls = setup.symmetric_head_start;
-  kind.violates = [&abs](StateView a) { return abs.Violates(a); };
-  kind.facts = [&abs, joint](const StateStore& part) {
-    std::vector<std::uint8_t> bytes;
-    if (joint) abs.Facts(part).Write(bytes);
-    return bytes;
-  };
-  using Post = distributed::PostOf<cpds::TopKAbstraction::ClosureOracle>;
-  kind.oracle = [&abs, &cpds, joint](const std::vector<std::vector<std::uint8_t>>& all)
-      -> std::unique_ptr<distributed::AbstractPost> {
-    if (!joint) return std::make_unique<Post>(abs.MakeStaticOracle());
-    cpds::VisibleFacts facts(cpds);
-    for (const std::vector<std::uint8_t>& part : all) {
-      if (!facts.Read(part)) throw std::runtime_error("a process sent facts it cannot read");
-    }
-    return std::make_unique<Post>(abs.MakeOracle(facts));
-  };
-  return kind;
-}
-
-Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
-  std::optional<front::LoadedCpds> read;
-  std::string error;
-  try {
-    read = front::LoadCpds(o.model, o.cpds);
-  } catch (const InputError& e) {
-    error = e.what();
-  }
-  AgreeRead(comm, error);
-  const front::LoadedCpds& loaded = *read;
-  cpds::CpdsModel model(loaded.cpds, loaded.init);
-  cpds::TopKAbstraction abs(model, o.cpds.top, loaded.target);
-  abs.SetDeadlock(o.deadlock);
-  std::vector<Word> scratch(abs.width());
-  Property property;
-  property.abstract_width = abs.width();
-  property.abstract = [&abs](StateView s, std::span<Word> out) { abs.Abstract(s, out); };
-  property.violates = [&](StateView s) {
-    abs.Abstract(s, scratch);
-    return abs.Violates(StateView(scratch));
-  };
-  Described out;
-  property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
-    return CheckClosure(abs, set, checks);
-  };
-  if (o.upper_bound != "off")
-    property.sandwich = SandwichOf(abs, loaded.cpds, o, loaded.target.has_value());
-  // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
-  // `druba check` decides.
-  run::RunOptions request;
-  request.certificate = o.certificate;
-  request.deadlock = o.deadlock;
-  const cpds::CpdsHooks hooks{request, o.cpds, loaded.digest,
-                              model,   abs,    loaded.target.has_value()};
-  const auto at_end = [&](const Outcome& done, const distributed::Run<cpds::CpdsModel>& run) {
-    const bool certify = !o.certificate.empty() && done.result.verdict == Verdict::kSafe;
-    run::CountRun certified;
-    certified.result.proof = done.result.proof;
-    if (certify && done.result.proof == Proof::kExhausted) {
-      CertifyExhausted(comm, run, hooks, certified);
-    }
-    if (comm.rank() != 0) return;
-    const StateStore* set = run.abstract_union();
-    if (!o.dump_abstract.empty()) {  // as druba's --dump-abstract: sorted, what is not exact said
-      std::vector<std::string> lines;
-      for (std::uint32_t id = 0; id < set->size(); ++id)
-        lines.push_back(abs.Describe(set->Get(id)));
-      std::sort(lines.begin(), lines.end());
-      std::string text =
-          run::DumpHeader(done.result.verdict, done.result.reason, done.result.proof);
-      for (const std::string& line : lines) text += line + "\n";
-      WriteFileAtomically(o.dump_abstract, text);
-    }
-    if (!certify) return;
-    if (!certified.certificate_note.empty()) {
-      std::fprintf(stderr, "druba-mpi: no certificate: %s\n", certified.certificate_note.c_str());
-      return;
-    }
-    if (certified.certificate.empty()) hooks.Write(certified, *set, abs.k());
-    WriteFileAtomically(o.certificate, certified.certificate);
-  };
-  out.outcome = Execute(comm, model, property, o, limits, at_end);
-  out.threads = model.num_threads();
-  out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
-                            loaded.target ? ", target " + loaded.target_text : "");
-  DescribeViolation(cpds::CpdsDescriber{model, abs}, out);
-  // As druba's (front/cpds.cc), which `druba replay` reads.
-  out.trace_header = {
-      {"target", loaded.target_text}, {"top", o.cpds.top}, {"digest", loaded.digest}};
-  return out;
-}
-
-Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
-  std::optional<drb::Program> read;
-  std::string error;
-  std::string source;
-  std::uint32_t n = 0;
-  try {
-    source = ReadFile(o.model);
-    read = drb::ParseProgram(source, o.model);
-    const predabs::ThreadCounts counts = predabs::ParseThreadCounts(o.threads, *read, 0);
-    if (counts.every_count_from_first) {
-      throw InputError({"--threads", 0, 0}, "druba-mpi runs one thread count (N, not N..)");
-    }
-    n = counts.first;
-  } catch (const InputError& e) {
-    error = e.what();
-  }
-  AgreeRead(comm, error);
-  const drb::Program& program = *read;
-  predabs::IntModel model(program, n);
-  model.SetLimits(&limits);
-  const bool deadlock = o.deadlock || program.check_deadlock;
-  Property property;
-  property.violates = [&](StateView s) {
-    return model.AnyThreadFailed(s) || (deadlock && model.Deadlocked(s));
-  };
-  Described out;
-  out.outcome = Execute(comm, model, property, o, limits,
-                        [](const Outcome&, const distributed::Run<predabs::IntModel>&) {});
-  out.threads = n;
-  out.subject = fmt::format("{} threads", n);
-  // The describer names steps and states; the abstraction (none here) only abstract states.
-  const predabs::PredicateAbstraction none(model, drb::AbstractionSpec{}, 0);
-  DescribeViolation(predabs::DrbDescriber{program, model, none}, out);
-  out.trace_header = {{"digest", ContentDigest({source})}};  // as druba's (predabs/verify.cc)
-  return out;
 }
 
 // The --trace-out file of a violation, in druba's format (`druba replay` reads it).
@@ -386,14 +132,21 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   CLI::App* sub = app.add_subcommand(command, what);
   sub->callback([&o, command] { o.command = command; });
   const bool test = command == "test";
-  sub->add_option("model", o.model, test ? "a .pds or .drb model" : "a .pds model")->required();
+  sub->add_option("model", o.model, "a .pds or .drb model")->required();
   if (test) {
     sub->add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
     sub->add_option("--delays", o.request.bounds.delays, "delay bound (default 0)");
     sub->add_flag("--stepwise", o.request.stepwise,
                   "reach the bounds one raise at a time, as verify does");
-    sub->add_option("--threads", o.threads, ".drb: the thread count (default: the file's)");
+  } else {
+    sub->add_option("--abstraction", o.abstraction,
+                    ".drb: which abstraction block to use (default: the first; without one, "
+                    "every thread's location)");
+    sub->add_option("--solver-timeout", o.solver_timeout_ms,
+                    ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
+                    "(default 20000)");
   }
+  sub->add_option("--threads", o.threads, ".drb: the thread count N (default: the file's)");
   sub->add_option("--batch-bytes", o.request.batch_bytes,
                   "bytes of successors a process queues before an exchange (default 4 MiB)")
       ->check(CLI::PositiveNumber);
@@ -415,20 +168,21 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
                     "counted as at least 262,144 (default 4; 0: the paper's proof alone)")
         ->check(CLI::NonNegativeNumber);
     sub->add_option("--upper-bound", o.upper_bound,
-                    "the sandwich proof's O, computed first where druba computes it first (a "
-                    "target or --deadlock, or interchangeable threads): auto and joint (pops by "
-                    "the may-lie-below relation computed with O), static, or off (the paper's "
-                    "proof alone)")
+                    "the sandwich proof's O, computed first where druba computes it first (.pds: "
+                    "a target or --deadlock, or interchangeable threads; .drb: joint only, "
+                    "without deadlock): auto and joint (.pds: pops by the may-lie-below relation "
+                    "computed with O; .drb: the all-SAT post), static (.pds), or off (the "
+                    "paper's proof alone)")
         ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
     sub->add_option_function<std::string>(
            "--symmetric-search",
            [&o](const std::string& value) { o.symmetric_search = value == "on"; },
-           "with interchangeable threads, the lower bound by a search over one state per orbit "
-           "(on, the default; its first 4M successor calls, as druba's), or not (off)")
+           ".pds with interchangeable threads: the lower bound by a search over one state per "
+           "orbit (on, the default; its first 4M successor calls, as druba's), or not (off)")
         ->check(CLI::IsMember({"on", "off"}));
   }
   sub->add_option("--dump-abstract", o.dump_abstract,
-                  ".pds: the reached abstract states, one per line, sorted (as druba's)");
+                  "the reached abstract states, one per line, sorted (as druba's; .drb: verify)");
   sub->add_flag("--progress", o.progress,
                 "a line on standard error every 2 s: the bounds, each process's states and memory");
   sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
@@ -446,7 +200,8 @@ int Main(int argc, char** argv) {
   AddOptions(app, "verify",
              "the sandwich proof where druba computes O first (a target, or interchangeable "
              "threads), else the paper's proof (plateaus and the closure test, then exhaustion "
-             "if the test fails), or a violation: as druba verify",
+             "if the test fails), or a violation: as druba verify (.drb: at one thread count, "
+             "as druba verify --refine off --symmetric-search off)",
              o);
   try {
     app.parse(argc, argv);
@@ -477,24 +232,35 @@ int Main(int argc, char** argv) {
   const bool pds = model.ends_with(".pds");
   // An option of the other kind is refused, never ignored.
   const CLI::App& sub = *app.get_subcommand(o.command);
+  const auto given = [&sub](const char* name) {
+    const CLI::Option* option = sub.get_option_no_throw(name);
+    return option != nullptr && option->count() > 0;
+  };
   std::string misplaced;
-  for (const char* name : {"--top", "--init", "--target", "--spec", "--dump-abstract"}) {
-    if (!pds && sub.count(name) > 0) misplaced = name;
+  for (const char* name : {"--top", "--init", "--target", "--spec", "--symmetric-search"}) {
+    if (!pds && given(name)) misplaced = name;
   }
-  if (pds && o.command == "test" && sub.count("--threads") > 0) misplaced = "--threads";
+  for (const char* name : {"--threads", "--abstraction", "--solver-timeout"}) {
+    if (pds && given(name)) misplaced = name;
+  }
+  std::string refused;
   if (!misplaced.empty()) {
-    if (comm.rank() == 0) {
-      std::fprintf(stderr, "druba-mpi: %s is for %s models\n", misplaced.c_str(),
-                   pds ? ".drb" : ".pds");
-    }
+    refused = misplaced + " is for " + (pds ? ".drb" : ".pds") + " models";
+  } else if (!pds && o.command == "test" && given("--dump-abstract")) {
+    refused = "--dump-abstract: a .drb test has no abstraction (verify has one)";
+  } else if (!pds && o.upper_bound == "static") {
+    refused =  // as druba's (front/drb.cc)
+        "--upper-bound static: the static relation is for CPDS models (a .drb model's upper "
+        "bound is the all-SAT post: --upper-bound joint)";
+  }
+  if (!refused.empty()) {
+    if (comm.rank() == 0) std::fprintf(stderr, "druba-mpi: %s\n", refused.c_str());
     comm.Max(0);
     return exit_code::kUsage;
   }
-  if (!pds && (o.command == "verify" || !model.ends_with(".drb"))) {
+  if (!pds && !model.ends_with(".drb")) {
     if (comm.rank() == 0) {
-      std::fprintf(stderr, "%s: error: %s\n", model.c_str(),
-                   o.command == "verify" ? "druba-mpi verify takes a .pds model (.drb: test)"
-                                         : "not a .pds or .drb model");
+      std::fprintf(stderr, "%s: error: not a .pds or .drb model\n", model.c_str());
     }
     comm.Max(0);
     return exit_code::kInput;
@@ -503,6 +269,9 @@ int Main(int argc, char** argv) {
     const Described d = pds ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
     if (comm.rank() == 0) {
       Print(o, comm, d);
+      if (!d.certificate_note.empty()) {
+        std::fprintf(stderr, "druba-mpi: no certificate: %s\n", d.certificate_note.c_str());
+      }
       if (!o.trace_out.empty() && !d.trace.empty()) {
         WriteFileAtomically(o.trace_out, TraceFileOf(o, d));
       }

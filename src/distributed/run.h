@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "abstraction/abstraction.h"
 #include "abstraction/plateau_schedule.h"
 #include "abstraction/run_result.h"
@@ -61,6 +63,12 @@ struct Property {
   std::size_t abstract_width = 0;  // 0: no abstract states
   std::function<void(StateView, std::span<Word>)> abstract;
   std::function<std::optional<ClosureFailure>(const StateStore&, std::uint64_t*)> closure;
+  // A property of concrete states that the abstract states do not decide (a `.drb` program's
+  // deadlock freedom): where the closure test holds, `concrete_proof` over the union ("" when no
+  // state it admits violates, else why not) proves it, as PlateauDriver::ProveConcreteBy; else
+  // only exhaustion does. Null: the abstract states decide the property.
+  std::function<std::string(const StateStore&)> concrete_proof;
+  std::string concrete_what;  // its name in the reason ("deadlock freedom")
   // verify: the sandwich proof (upper_bound.h), where the kind has it.
   std::optional<SandwichKind> sandwich;
 };
@@ -170,11 +178,13 @@ class Run {
     }
     // A search with nothing left to expand has reached R itself: no abstraction argument needed.
     if (request_.exhaust_share > 0 && Exhausted()) return Finish();
-    // The closure test at process 0, on the union; its answer to every process.
+    // The closure test at process 0, on the union (and the concrete property's proof over it);
+    // its answer to every process.
     std::string failure;
     if (comm_->rank() == 0) {
       result.closure_failure = property_->closure(*union_, &result.closure_checks);
       if (result.closure_failure) failure = ClosureFailureReason(*result.closure_failure);
+      if (property_->concrete_proof) failure = ConcreteFailure();
     }
     failure = comm_->Broadcast(failure, 0);
     if (!failure.empty()) {
@@ -185,6 +195,12 @@ class Run {
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kPlateau;
     result.reason = PlateauProofReason(n);
+    if (property_->concrete_proof) {
+      result.reason = fmt::format(
+          "1 round raise and {} delay raise{} added no abstract state, the set is closed under "
+          "the disrespecting actions (Thm. 7), and no state it admits violates {}",
+          n - 1, n == 2 ? "" : "s", property_->concrete_what);
+    }
     return Finish();
   }
 
@@ -249,6 +265,20 @@ class Run {
                     std::to_string(kind.orbit_search_calls) + " successor calls";
     }
     return false;
+  }
+
+  // At process 0, with a concrete property, after the closure test: "" when it holds and the
+  // property's proof over the union does too, else why only exhaustion proves the property (as
+  // PlateauDriver::AnswerConcrete says it).
+  std::string ConcreteFailure() {
+    const std::string& what = property_->concrete_what;
+    if (out_.result.closure_failure) {
+      return what +
+             ": the reached abstract states are not closed under a disrespecting action, and "
+             "only exhaustion proves it";
+    }
+    const std::string no = property_->concrete_proof(*union_);
+    return no.empty() ? "" : what + ": " + no + ", and only exhaustion proves it";
   }
 
   // Whether no process has a move left that a larger bound would allow: then R(bounds) is R, and
@@ -343,6 +373,17 @@ class Run {
     } else if (search_.stopped()) {
       result.verdict = Verdict::kUnknown;
       result.reason = "the search stopped: " + search_.stop_reason();
+    } else if (result.verdict == Verdict::kSafe) {
+      // Every `safe` is checked against the limits once more, at every process (as
+      // PlateauDriver's): a model that could not compute a successor, or a limit reached during
+      // the closure test, stops them, and then no proof may stand.
+      std::optional<std::string> limit = limits_->Poll();
+      std::string reason = limit ? *limit : "";
+      if (comm_->AnyStopped(limit.has_value(), reason)) {
+        result.verdict = Verdict::kUnknown;
+        result.proof = Proof::kNone;
+        result.reason = reason;
+      }
     }
     out_.states = comm_->Sum(search_.num_states());
     out_.keys = comm_->Sum(search_.num_keys());

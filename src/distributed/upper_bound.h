@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,12 @@ class AbstractPost {
                                 const std::function<void(StateView)>& yield) const = 0;
   // Whether `other` (made by the same kind) enumerates the same successors.
   virtual bool SameAs(const AbstractPost& other) const = 0;
+  // Non-empty when a solver query could not be decided: what was enumerated is then not the
+  // whole post, and O must not be used.
+  virtual std::string Undecided() const { return {}; }
+  // A state this process added to the set (never while it enumerates): an oracle that reads the
+  // set itself may read it at once; one made from facts keeps what it was made from.
+  virtual void Add(StateView /*abstract*/) {}
 };
 
 // A kind's closure oracle (abstraction/abstraction.h: ForEachAbstractSuccessor, SameAs) as an
@@ -62,7 +69,18 @@ class PostOf final : public AbstractPost {
         [&](std::uint32_t /*thread*/, std::uint32_t /*action*/, StateView to) { yield(to); });
   }
   bool SameAs(const AbstractPost& other) const override {
-    return oracle_.SameAs(static_cast<const PostOf&>(other).oracle_);
+    if constexpr (requires(const Oracle& a) { a.SameAs(a); }) {
+      return oracle_.SameAs(static_cast<const PostOf&>(other).oracle_);
+    } else {
+      return false;  // the iteration ends when a pass adds nothing
+    }
+  }
+  std::string Undecided() const override {
+    if constexpr (requires(const Oracle& a) { a.undecided(); }) {
+      return std::string(oracle_.undecided());
+    } else {
+      return {};
+    }
   }
 
  private:
@@ -84,6 +102,13 @@ struct SandwichKind {
   // The search over orbits stops unanswered after this many successor calls (summed over the
   // processes), as druba's head start (SandwichSetup::symmetric_head_start).
   std::uint64_t orbit_search_calls = std::uint64_t{1} << 22;
+  // O stops unfinished beyond this many abstract states, summed over the processes (as one
+  // process's bound: top_k.cc's for CPDS, predabs::MakeSandwich's for predicates).
+  std::uint64_t max_states = std::uint64_t{1} << 31;
+  // The oracle reads the set itself (SetPost), as one process's reads the set as it grows within
+  // a pass: it is made anew from the grown set after each exchange of a pass (fewer passes). A
+  // pass that adds nothing still used oracle(S) throughout, so the result is the same.
+  bool reads_growing_set = false;
 };
 
 // Owners of abstract states: by a hash that is the same for every state of an orbit, without
@@ -161,6 +186,45 @@ bool ForEachAbstract(const std::vector<std::uint8_t>& bytes, std::size_t width, 
   return true;
 }
 
+// For a kind whose oracle reads the set itself (predicate abstraction: every thread's view lies
+// in it), the facts of a part are its states, and the oracle is made from a copy of the whole
+// set, which it owns. One process's oracle reads the set as it grows within a pass; this one
+// reads the states its process adds at once (Add), and the others' from the copy made after each
+// exchange (SandwichKind::reads_growing_set). The oracle only admits more as the set grows, so
+// both iterations end at the same least fixed point, the same O; with several processes the
+// distributed one may take more passes.
+inline std::vector<std::uint8_t> StatesAsFacts(const StateStore& part) {
+  std::vector<std::uint8_t> bytes;
+  for (std::uint32_t id = 0; id < part.size(); ++id) QueueAbstract(part.Get(id), bytes);
+  return bytes;
+}
+
+template <class Abs>
+class SetPost final : public AbstractPost {
+ public:
+  // Throws std::runtime_error when a part is not whole states.
+  SetPost(const Abs& abs, const std::vector<std::vector<std::uint8_t>>& parts)
+      : set_(std::make_unique<StateStore>(abs.width())), post_(abs.MakeClosureOracle(*set_)) {
+    for (const std::vector<std::uint8_t>& part : parts) {
+      if (!ForEachAbstract(part, abs.width(), [this](StateView a) { set_->FindOrInsert(a); }) &&
+          !part.empty()) {
+        throw std::runtime_error("a process sent abstract states it cannot read");
+      }
+    }
+  }
+  void ForEachSuccessor(StateView abstract,
+                        const std::function<void(StateView)>& yield) const override {
+    post_.ForEachSuccessor(abstract, yield);
+  }
+  bool SameAs(const AbstractPost& /*other*/) const override { return false; }
+  std::string Undecided() const override { return post_.Undecided(); }
+  void Add(StateView abstract) override { set_->FindOrInsert(abstract); }
+
+ private:
+  std::unique_ptr<StateStore> set_;  // the oracle reads it: it lives as long as the oracle
+  PostOf<typename Abs::ClosureOracle> post_;
+};
+
 // Sends the states of `part` from id `from` on to process 0, which adds them to `into` (left
 // as it is elsewhere). Collective.
 inline void GatherStates(const Comm& comm, const StateStore& part, std::size_t from,
@@ -202,7 +266,7 @@ class DistributedUpperBound {
       const std::uint64_t start = comm_->Sum(part_->size());
       if (!oracle) oracle = kind_->oracle(comm_->AllGather(kind_->facts(*part_)));
       cursor_ = 0;
-      if (!Pass(*oracle)) break;
+      if (!Pass(start, oracle)) break;
       if (comm_->Sum(part_->size()) == start) {
         status_ = Status::kDone;
         break;
@@ -224,14 +288,15 @@ class DistributedUpperBound {
   const std::string& stop_reason() const { return stop_reason_; }
 
  private:
-  // The states are limited as one process's O is (top_k.cc's bound), summed over the processes.
-  static constexpr std::uint64_t kMaxStates = std::uint64_t{1} << 31;
-
   // Expands every state not yet expanded in this pass, until no process has one left; false when
   // some process stopped.
-  bool Pass(const AbstractPost& oracle) {
+  // `made_at`: the summed size of the set `oracle` was made from.
+  bool Pass(std::uint64_t made_at, std::unique_ptr<AbstractPost>& oracle) {
     std::vector<Word> from(kind_->width);
-    const auto insert = [this](StateView to) { part_->FindOrInsert(to); };
+    std::vector<Word> found;  // this process's successors of a state, added after enumerating
+    const auto insert = [&oracle, this](StateView to) {
+      if (part_->FindOrInsert(to).is_new) oracle->Add(to);
+    };
     for (;;) {
       for (std::vector<std::uint8_t>& box : outboxes_) box.clear();
       std::size_t queued = 0;
@@ -239,25 +304,33 @@ class DistributedUpperBound {
         const StateView state = part_->Get(cursor_++);
         from.assign(state.begin(), state.end());
         ++successors_;
-        oracle.ForEachSuccessor(StateView(from), [&](StateView to) {
+        found.clear();
+        oracle->ForEachSuccessor(StateView(from), [&](StateView to) {
           ++successors_;
           // A superstep's work is bounded by its successors' bytes, whoever owns them.
           queued += to.size() * sizeof(Word);
           const int owner = owners_.Of(to);
           if (owner == comm_->rank()) {
-            part_->FindOrInsert(to);
+            found.insert(found.end(), to.begin(), to.end());
           } else {
             QueueAbstract(to, outboxes_[static_cast<std::size_t>(owner)]);
             ++sent_;
           }
         });
+        for (std::size_t at = 0; at < found.size(); at += kind_->width) {
+          insert(StateView(found.data() + at, kind_->width));
+        }
+        if (std::string why = oracle->Undecided(); !why.empty()) {
+          Stop("a solver query was undecided: " + why);
+        }
         Poll();
       }
       if (!ForEachAbstract(comm_->Exchange(outboxes_), kind_->width, insert) && !stopped_) {
         Stop("a process received an abstract state it cannot read");
       }
-      if (comm_->Sum(part_->size()) > kMaxStates) {
-        Stop("it has more than " + std::to_string(kMaxStates) + " abstract states");
+      const std::uint64_t total = comm_->Sum(part_->size());
+      if (total > kind_->max_states) {
+        Stop("it has more than " + std::to_string(kind_->max_states) + " abstract states");
       }
       std::string reason = stop_reason_;
       if (comm_->AnyStopped(stopped_, reason)) {
@@ -267,6 +340,10 @@ class DistributedUpperBound {
         return false;
       }
       if (comm_->Max(cursor_ < part_->size() ? 1 : 0) == 0) return true;
+      if (kind_->reads_growing_set && total > made_at) {
+        oracle = kind_->oracle(comm_->AllGather(kind_->facts(*part_)));
+        made_at = total;
+      }
     }
   }
 

@@ -4,12 +4,14 @@
 #   test: `druba test` and `druba-mpi test --stepwise` (the bounds reached one raise at a time, in
 #     batches of 4 KiB): the verdict, concrete states, keys, Pareto pairs and (.pds) abstract
 #     states;
-#   verify: `druba verify` and `druba-mpi verify`, with the same options: that, and the proof,
-#     the final bounds, the successor calls, and |O| and its passes where O was computed; a safe
-#     verdict's certificate and (.pds) its --dump-abstract file are druba's, byte for byte, and
-#     `druba check` finds the certificate valid. (Where
-#     druba computes O beside the exploration, without a property or interchangeable threads,
-#     druba-mpi does not: such a model is compared with --upper-bound off.)
+#   verify: `druba verify` and `druba-mpi verify`, with the same options: that, the abstract
+#     states, the proof, the final bounds, the successor calls, and |O| and (.pds) its passes
+#     where O was computed; a safe verdict's certificate and its --dump-abstract file are druba's,
+#     byte for byte, and `druba check` finds the certificate valid. (Where druba computes O beside
+#     the exploration, without a property or interchangeable threads, druba-mpi does not: such a
+#     model is compared with --upper-bound off. A .drb program is compared with druba's
+#     `--refine off --symmetric-search off`, which is what druba-mpi computes; O's passes may
+#     differ there, its set may not.)
 # Of a violation only the verdict and (verify) the bounds agree: the searches stop at different
 # points (and test --stepwise reaches the bounds another way). Its trace, walked back across the
 # processes, must replay with single-process `druba replay`.
@@ -19,21 +21,28 @@ druba=$1 druba_mpi=$2 mpirun=$3 counts=$4 command=$5
 shift 5
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 abstract=0
-case $1 in *.pds) abstract=1 ;; esac
+extra=()  # druba's options for what druba-mpi computes
+case $1 in
+  *.pds) abstract=1 ;;
+  *.drb) if [ "$command" = verify ]; then abstract=1 extra=(--refine off --symmetric-search off); fi ;;
+esac
+passes=1
+case $1 in *.drb) passes=0 ;; esac
 fields() {  # the fields compared, of a --json report on stdin
   python3 -c 'import json, sys
 r = json.loads(sys.stdin.read())
 keys = ["verdict", "concrete_states", "keys", "pareto_pairs"]
 keys += ["abstract_states"] if sys.argv[1] == "1" else []
-keys += ["proof", "rounds", "delays", "image_calls", "upper_bound", "upper_bound_passes"] \
+keys += ["proof", "rounds", "delays", "image_calls", "upper_bound"] \
     if sys.argv[2] == "verify" else []
+keys += ["upper_bound_passes"] if sys.argv[2] == "verify" and sys.argv[3] == "1" else []
 if r["verdict"] == "violation":
   keys = ["verdict"] + (["rounds", "delays"] if sys.argv[2] == "verify" else [])
 if r["verdict"] == "unknown":
   keys = ["verdict"]  # a limit (or a value too large) stopped both, at different points
 if r.get("upper_bound") is None:  # O not computed: druba says 0 passes, druba-mpi nothing
   keys = [k for k in keys if k != "upper_bound_passes"]
-print(" ".join(str(r.get(k)) for k in keys))' "$abstract" "$command" 2>/dev/null || echo "no report"
+print(" ".join(str(r.get(k)) for k in keys))' "$abstract" "$command" "$passes" 2>/dev/null || echo "no report"
 }
 # `druba check` takes the model's options, not the proof's.
 checked=()
@@ -41,7 +50,7 @@ skip=0
 for arg in "$@"; do
   if [ $skip = 1 ]; then skip=0; continue; fi
   case $arg in
-    --upper-bound|--symmetric-search|--exhaust-share) skip=1 ;;
+    --upper-bound|--symmetric-search|--exhaust-share|--abstraction|--solver-timeout) skip=1 ;;
     *) checked+=("$arg") ;;
   esac
 done
@@ -60,9 +69,9 @@ else
   mine+=(--stepwise)
 fi
 # A run that found a violation exits 10, which is no failure here.
-single=$({ "$druba" "$command" "$@" "${own[@]}" --json --jobs 1 || true; } | fields)
+single=$({ "$druba" "$command" "$@" "${extra[@]}" "${own[@]}" --json --jobs 1 || true; } | fields)
 if [ "$single" = "no report" ]; then  # nothing to compare with: a failure, never a vacuous pass
-  echo "FAIL: druba $command $* gave no report"
+  echo "FAIL: druba $command $* ${extra[*]} gave no report"
   exit 1
 fi
 status=0
