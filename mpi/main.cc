@@ -184,7 +184,11 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   sub->add_option("--dump-abstract", o.dump_abstract,
                   "the reached abstract states, one per line, sorted (as druba's; .drb: verify)");
   sub->add_flag("--progress", o.progress,
-                "a line on standard error every 2 s: the bounds, each process's states and memory");
+                "a line on standard error every 2 s: what is being computed (the bounds, O, the "
+                "search over orbits), each process's states and memory");
+  sub->add_option("--progress-every", o.progress_every_s,
+                  "with --progress: seconds between lines (default 2)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
   sub->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
 }
@@ -211,16 +215,15 @@ int Main(int argc, char** argv) {
     return code == 0 ? 0 : exit_code::kUsage;
   }
   if (o.progress) {
-    o.request.progress_interval_s = 2;
-    o.request.progress = [clock = Stopwatch()](Bounds b, const std::vector<std::uint64_t>& states,
-                                               const std::vector<double>& memory_mb) {
+    o.request.progress_interval_s = o.progress_every_s;
+    o.request.progress = [clock = Stopwatch()](const distributed::ProgressLine& line) {
       std::uint64_t all = 0;
-      for (const std::uint64_t count : states) all += count;
+      for (const std::uint64_t count : line.counts) all += count;
       std::fprintf(stderr, "%s\n",
-                   fmt::format("druba-mpi: {:6.1f} s  r={} d={}  {} states (per process: {})  "
+                   fmt::format("druba-mpi: {:6.1f} s  {}  {} {} (per process: {})  "
                                "memory per process: {:.0f} MB",
-                               clock.Seconds(), b.rounds, b.delays, all, fmt::join(states, " "),
-                               fmt::join(memory_mb, " "))
+                               clock.Seconds(), line.phase, all, line.noun,
+                               fmt::join(line.counts, " "), fmt::join(line.memory_mb, " "))
                        .c_str());
     };
   }

@@ -30,6 +30,7 @@
 #include "abstraction/symmetry.h"
 #include "common/resources.h"
 #include "distributed/comm.h"
+#include "distributed/progress.h"
 #include "distributed/search.h"
 #include "distributed/upper_bound.h"
 #include "explore/portable.h"
@@ -80,11 +81,17 @@ class DistributedOrbitSearch {
       }
       if (comm_->Sum(lower_.size()) >= o_size_) return Covered();
       if (comm_->Sum(calls_) >= kind_->orbit_search_calls) return Status::kBudget;
+      if (ticker_ != nullptr) {
+        ticker_->ReportIfDue(*comm_, "search over orbits", "states", states_.size());
+      }
       if (comm_->Max(next_ < level_end_ ? 1 : 0) != 0) continue;  // this level goes on
       if (comm_->Max(next_ < states_.size() ? 1 : 0) == 0) return Status::kExhausted;
       level_end_ = static_cast<std::uint32_t>(states_.size());
     }
   }
+
+  // Reports progress when `ticker` finds it due (null: never). Call it at every process.
+  void SetProgress(ProgressTicker* ticker) { ticker_ = ticker; }
 
   // Summed over the processes. Collective.
   std::uint64_t states() const { return comm_->Sum(states_.size()); }
@@ -214,6 +221,7 @@ class DistributedOrbitSearch {
   bool outside_ = false;
   bool stopped_ = false;
   std::string stop_reason_;
+  ProgressTicker* ticker_ = nullptr;
 };
 
 }  // namespace druba::distributed

@@ -128,9 +128,10 @@ class Run {
         request_(request),
         limits_(&limits),
         listener_(property),
+        ticker_(request.progress, request.progress_interval_s),
         search_(comm, model, listener_, &limits, request.batch_bytes) {
     if (property.abstract_width > 0) union_.emplace(property.abstract_width);
-    search_.SetProgress(request.progress, request.progress_interval_s);
+    search_.SetProgress(&ticker_);
   }
 
   // R(request.bounds): a violation, or none within them. Collective.
@@ -214,6 +215,7 @@ class Run {
     const bool orbits = !kind.concrete_symmetry.classes.empty();
     if (!kind.has_property && !orbits) return false;
     DistributedUpperBound upper(*comm_, kind, request_.batch_bytes, limits_);
+    upper.SetProgress(&ticker_);
     std::vector<Word> a(kind.width);
     model_->ForEachInitial([&](StateView s) {
       property_->abstract(s, std::span<Word>(a));
@@ -244,6 +246,7 @@ class Run {
     if constexpr (OrbitModel<Model>) {
       DistributedOrbitSearch<Model> lower(*comm_, *model_, kind, property_->abstract, upper.part(),
                                           size, request_.batch_bytes, limits_);
+      lower.SetProgress(&ticker_);
       const auto found = lower.Run();
       sandwich_sent_ += lower.states_sent();
       result.symmetric_search_states = lower.states();
@@ -410,6 +413,7 @@ class Run {
   Request request_;
   LimitWatch* limits_;
   detail::Listener listener_;
+  ProgressTicker ticker_;  // before search_, which reports through it
   DistributedSearch<Model, detail::Listener> search_;
   // At process 0: every process's abstract states (O, when O answered and was gathered).
   std::optional<StateStore> union_;

@@ -32,6 +32,7 @@
 
 #include "common/resources.h"
 #include "distributed/comm.h"
+#include "distributed/progress.h"
 #include "explore/model.h"
 #include "explore/node.h"
 #include "explore/portable.h"
@@ -42,11 +43,6 @@ namespace druba::distributed {
 
 // Bytes of successors a process queues for the others before an exchange (4 MiB).
 inline constexpr std::size_t kDefaultBatchBytes = std::size_t{1} << 22;
-
-// A progress report, at process 0: the bounds being reached, and each process's states and
-// resident memory (MB).
-using Progress = std::function<void(Bounds bounds, const std::vector<std::uint64_t>& states,
-                                    const std::vector<double>& memory_mb)>;
 
 // The process of `processes` that owns a state written as `bytes` (explore/portable.h).
 inline int OwnerOf(std::span<const std::uint8_t> bytes, int processes) {
@@ -74,13 +70,8 @@ class DistributedSearch {
   DistributedSearch(const DistributedSearch&) = delete;
   DistributedSearch& operator=(const DistributedSearch&) = delete;
 
-  // Reports progress about every `interval_s` seconds (process 0 decides when, and every process
-  // sends its figures; `report` is called at process 0). Call it at every process.
-  void SetProgress(Progress report, double interval_s) {
-    progress_ = std::move(report);
-    progress_interval_s_ = interval_s;
-    next_progress_s_ = interval_s;
-  }
+  // Reports progress when `ticker` finds it due (null: never). Call it at every process.
+  void SetProgress(ProgressTicker* ticker) { ticker_ = ticker; }
 
   // R(bounds) from the initial states. Collective; false when the search was stopped.
   bool Start(Bounds bounds) {
@@ -170,18 +161,7 @@ class DistributedSearch {
   // Collective.
   void ProcessFigures(bool peak, std::vector<std::uint64_t>& states,
                       std::vector<double>& memory_mb) const {
-    std::vector<std::uint8_t> figures;
-    PutVarint(states_.size(), figures);
-    PutVarint(static_cast<std::uint64_t>((peak ? PeakRssMb() : CurrentRssMb()) * 1024), figures);
-    for (const std::vector<std::uint8_t>& part : comm_->Gather(figures)) {
-      std::size_t at = 0;
-      std::uint64_t count = 0;
-      std::uint64_t kb = 0;
-      GetVarint(part, at, count);
-      GetVarint(part, at, kb);
-      states.push_back(count);
-      memory_mb.push_back(static_cast<double>(kb) / 1024);
-    }
+    GatherFigures(*comm_, states_.size(), peak, states, memory_mb);
   }
 
   // The process that owns a state, from its bytes.
@@ -256,21 +236,17 @@ class DistributedSearch {
         // One reduction says whether any process has moves left in this layer and whether
         // process 0 wants a progress report.
         const bool more = next < moves.size() && !stopped_;
-        const bool due =
-            progress_interval_s_ > 0 && comm_->rank() == 0 && clock_.Seconds() >= next_progress_s_;
+        const bool due = ticker_ != nullptr && ticker_->Due(*comm_);
         flags = comm_->Max((more ? 1U : 0U) | (due ? 2U : 0U));
-        if ((flags & 2U) != 0) ReportProgress();
+        if ((flags & 2U) != 0) {
+          ticker_->Report(
+              *comm_,
+              "r=" + std::to_string(bounds_.rounds) + " d=" + std::to_string(bounds_.delays),
+              "states", states_.size());
+        }
       } while ((flags & 1U) != 0);
     }
     return false;
-  }
-
-  void ReportProgress() {
-    std::vector<std::uint64_t> states;
-    std::vector<double> memory_mb;
-    ProcessFigures(/*peak=*/false, states, memory_mb);
-    if (comm_->rank() == 0 && progress_) progress_(bounds_, states, memory_mb);
-    next_progress_s_ = clock_.Seconds() + progress_interval_s_;
   }
 
   // One move of a record; returns the bytes it queued for other processes.
@@ -435,10 +411,7 @@ class DistributedSearch {
   std::vector<std::vector<std::uint8_t>> outboxes_;  // per process: the batch being filled
   std::vector<std::uint8_t> encoded_;
   std::vector<Word> decoded_;
-  Progress progress_;
-  double progress_interval_s_ = 0;  // 0: no reports
-  double next_progress_s_ = 0;
-  Stopwatch clock_;
+  ProgressTicker* ticker_ = nullptr;  // progress reports (null: none)
   std::vector<Word> scratch_;
 };
 

@@ -34,6 +34,7 @@
 #include "abstraction/upper_bound.h"
 #include "common/resources.h"
 #include "distributed/comm.h"
+#include "distributed/progress.h"
 #include "explore/canonical.h"
 #include "explore/state_store.h"
 
@@ -280,6 +281,9 @@ class DistributedUpperBound {
     return status_;
   }
 
+  // Reports progress when `ticker` finds it due (null: never). Call it at every process.
+  void SetProgress(ProgressTicker* ticker) { ticker_ = ticker; }
+
   // This process's part of O (all of it once Run returned kDone).
   const StateStore& part() const { return *part_; }
   std::uint64_t size() const { return comm_->Sum(part_->size()); }  // collective
@@ -339,6 +343,10 @@ class DistributedUpperBound {
         status_ = Status::kStopped;
         return false;
       }
+      if (ticker_ != nullptr) {
+        ticker_->ReportIfDue(*comm_, "upper bound O, pass " + std::to_string(stats_.passes),
+                             "abstract states", part_->size());
+      }
       if (comm_->Max(cursor_ < part_->size() ? 1 : 0) == 0) return true;
       if (kind_->reads_growing_set && total > made_at) {
         oracle = kind_->oracle(comm_->AllGather(kind_->facts(*part_)));
@@ -372,6 +380,7 @@ class DistributedUpperBound {
   bool stopped_ = false;
   std::string stop_reason_;
   UpperBoundStats stats_;
+  ProgressTicker* ticker_ = nullptr;
 };
 
 }  // namespace druba::distributed

@@ -39,6 +39,7 @@ struct Options {
   std::string upper_bound = "auto";  // verify: the sandwich proof's O (auto, joint, static, off)
   bool symmetric_search = true;      // verify: its search over orbits
   bool progress = false;
+  double progress_every_s = 2;  // --progress: seconds between lines
   double time_limit_s = 0;
   double memory_limit_mb = 0;
 };
