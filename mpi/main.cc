@@ -1,18 +1,20 @@
 // druba-mpi: druba's searches spread over the processes of an MPI run (docs/distributed.md):
 // `test` to fixed bounds, and `verify` by the sandwich proof where druba computes O first and by
-// the paper's proof (distributed/run.h), for CPDS (cpds.cc) and for `.drb` programs at one thread
-// count (drb.cc). Each process reads the model; the states are shared out by hash
-// (distributed/search.h, upper_bound.h, orbit_search.h) and process 0 prints the report. Every
-// process ends with the exit code, druba's (cli/exit_codes.h), once the report is out: mpirun,
-// which stops the run at the first process that ends with a code other than 0, then returns it.
+// the paper's proof (distributed/run.h), for CPDS, and for `.drb` programs as druba's strategy
+// directs them (src/mpi_front: cpds.cc, drb.cc). Each process reads the model; the states are
+// shared out by hash (distributed/search.h, upper_bound.h, orbit_search.h) and process 0 prints
+// the report. Every process ends with the exit code, druba's (cli/exit_codes.h), once the report
+// is out: mpirun, which stops the run at the first process that ends with a code other than 0,
+// then returns it.
 //
 //   mpirun -np 4 druba-mpi test MODEL.pds|MODEL.drb --rounds R --delays D [--json]
-//   mpirun -np 4 druba-mpi verify MODEL.pds|MODEL.drb [--top K] [--threads N] [--json]
+//   mpirun -np 4 druba-mpi verify MODEL.pds|MODEL.drb [--top K] [--threads N|N..] [--json]
 #include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -145,8 +147,24 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
     sub->add_option("--solver-timeout", o.solver_timeout_ms,
                     ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
                     "(default 20000)");
+    sub->add_option_function<std::string>(
+           "--refine", [&o](const std::string& value) { o.refine = value == "on"; },
+           ".drb: refinement after a round that ended unknown, as druba's (on, the default; off: "
+           "the abstraction as given, and no Horn solver)")
+        ->check(CLI::IsMember({"on", "off"}));
+    const std::map<std::string, predabs::HornUse> uses = {{"both", predabs::HornUse::kBoth},
+                                                          {"proof", predabs::HornUse::kProof},
+                                                          {"atoms", predabs::HornUse::kAtoms},
+                                                          {"off", predabs::HornUse::kOff}};
+    sub->add_option_function<std::string>(
+           "--horn", [&o, uses](const std::string& value) { o.horn = uses.at(value); },
+           ".drb: the Horn solver's invariant at one count, as druba's (both, proof, atoms, off)")
+        ->check(CLI::IsMember({"both", "proof", "atoms", "off"}));
+    sub->add_option("--max-threads", o.max_threads,
+                    ".drb with --threads N..: the largest thread count to try (default 8)");
   }
-  sub->add_option("--threads", o.threads, ".drb: the thread count N (default: the file's)");
+  sub->add_option("--threads", o.threads,
+                  ".drb: N threads (default: the file's); verify: N.. for every count from N");
   sub->add_option("--batch-bytes", o.request.batch_bytes,
                   "bytes of successors a process queues before an exchange (default 4 MiB)")
       ->check(CLI::PositiveNumber);
@@ -243,7 +261,8 @@ int Main(int argc, char** argv) {
   for (const char* name : {"--top", "--init", "--target", "--spec", "--symmetric-search"}) {
     if (!pds && given(name)) misplaced = name;
   }
-  for (const char* name : {"--threads", "--abstraction", "--solver-timeout"}) {
+  for (const char* name :
+       {"--threads", "--abstraction", "--solver-timeout", "--refine", "--horn", "--max-threads"}) {
     if (pds && given(name)) misplaced = name;
   }
   std::string refused;
@@ -270,7 +289,12 @@ int Main(int argc, char** argv) {
   }
   try {
     const Described d = pds ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
-    if (comm.rank() == 0) {
+    if (comm.rank() == 0 && d.report) {  // a .drb verify: druba's report
+      for (const std::string& warning : run::WriteOutputFiles(*d.report)) {
+        std::fprintf(stderr, "%s\n", warning.c_str());
+      }
+      fmt::print("{}", o.json ? run::JsonReport(*d.report) + "\n" : run::TextReport(*d.report));
+    } else if (comm.rank() == 0) {
       Print(o, comm, d);
       if (!d.certificate_note.empty()) {
         std::fprintf(stderr, "druba-mpi: no certificate: %s\n", d.certificate_note.c_str());

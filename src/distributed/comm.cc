@@ -1,8 +1,10 @@
 #include "distributed/comm.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 
 #include <mpi.h>
 
@@ -127,6 +129,21 @@ bool Comm::AnyStopped(bool stopped, std::string& reason) const {
   if (first == none) return false;
   reason = Broadcast(reason, static_cast<int>(first));
   return true;
+}
+
+std::string Comm::BroadcastIdle(const std::string& text, int from) const {
+  auto length = static_cast<std::uint64_t>(text.size());
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(&length, 1, MPI_UINT64_T, from, MPI_COMM_WORLD, &request);
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (done == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
+  std::string out = rank_ == from ? text : std::string(length, '\0');
+  MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, from, MPI_COMM_WORLD);
+  return out;
 }
 
 std::string Comm::Broadcast(const std::string& text, int from) const {

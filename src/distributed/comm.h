@@ -42,6 +42,11 @@ class Comm {
   std::vector<std::vector<std::uint8_t>> AllGather(const std::vector<std::uint8_t>& mine) const;
   // `text` of process `from`, at every process.
   std::string Broadcast(const std::string& text, int from) const;
+  // The same, but a process that waits for it sleeps between looks (a millisecond) instead of
+  // spinning in MPI: for the orders process 0 sends between stretches of its own work (a solver),
+  // so that the waiting processes leave the cores to it. Every process calls this one, not
+  // Broadcast, for the same message.
+  std::string BroadcastIdle(const std::string& text, int from) const;
   // Whether some process stopped (`stopped` there), and if so, at every process, the reason of the
   // first one that did.
   bool AnyStopped(bool stopped, std::string& reason) const;

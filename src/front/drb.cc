@@ -158,10 +158,12 @@ run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks
   const predabs::SolverLog solver_log = sinks.solver_log;
   const predabs::SolverLog refine_log = sinks.refine_log;
   const predabs::DrbRequest drb_request{options, options_, source, ContentDigest({source})};
+  predabs::StrategyHooks hooks;
+  hooks.solver_log = solver_log ? &solver_log : nullptr;
+  hooks.refine_log = refine_log ? &refine_log : nullptr;
+  hooks.progress = sinks.progress;
   return {run::Outcome::Kind::kReport,
-          predabs::VerifyReport(drb_request, program, limits,
-                                {solver_log ? &solver_log : nullptr,
-                                 refine_log ? &refine_log : nullptr, sinks.progress}),
+          predabs::VerifyReport(drb_request, program, limits, hooks),
           "",
           {}};
 }

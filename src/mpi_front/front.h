@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cpds/options.h"
 #include "distributed/run.h"
 #include "explore/portable.h"
+#include "predabs/options.h"
 #include "run/report.h"
 #include "run/run_count.h"
 
@@ -28,9 +30,12 @@ struct Options {
   std::string model;
   distributed::Request request;
   cpds::CpdsOptions cpds;
-  std::string threads;                 // .drb: N (empty: the file's count)
-  std::string abstraction;             // .drb verify: which abstraction block (empty: the first)
-  unsigned solver_timeout_ms = 20000;  // .drb verify: per solver query
+  std::string threads;      // .drb: N (empty: the file's count)
+  std::string abstraction;  // .drb verify: which abstraction block (empty: the first)
+  bool refine = true;       // .drb verify: druba's refinement after an `unknown` round
+  predabs::HornUse horn = predabs::HornUse::kBoth;  // .drb verify: the Horn solver's use
+  std::uint32_t max_threads = 8;                    // .drb verify --threads N..: the last count
+  unsigned solver_timeout_ms = 20000;               // .drb verify: per solver query
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
@@ -57,6 +62,8 @@ struct Described {
   std::vector<run::TraceLine> trace;  // its run, in the kind's words
   nlohmann::json trace_header;        // the kind's fields of a --trace-out file
   std::string certificate_note;       // why a safe verdict's certificate was not written
+  // .drb verify, at process 0: druba's report, which main prints as druba does.
+  std::optional<run::Report> report;
 };
 
 Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits);

@@ -1,12 +1,12 @@
-// The certificates of a `.drb` `safe` at one thread count or for every count (docs/certificates.md):
-// of the predicates kind, the abstraction, as a block the checker parses, and the abstract set it
-// proved inductive; of the explicit kind, every state an exhaustive search reached. Their states
-// are written sorted, so that neither the order in which a search met them nor the process that
-// held them (druba-mpi) changes the text.
+// The certificates of a `.drb` `safe` at one thread count or for every count
+// (docs/certificates.md): of the predicates kind, the abstraction, as a block the checker parses,
+// and the abstract set it proved inductive; of the explicit kind, every state an exhaustive search
+// reached. Their states are written sorted, so that neither the order in which a search met them
+// nor the process that held them (druba-mpi) changes the text.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>

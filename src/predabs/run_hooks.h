@@ -48,6 +48,18 @@ struct SearchCache {
   std::map<std::uint32_t, std::unique_ptr<Search>> by_count;
 };
 
+// For a `safe`, or a run whose closure test failed: how many actions there are and those that
+// disrespect the abstraction, in the report's words.
+inline void ListActions(PredicateAbstraction& abs, run::CountRun& out) {
+  if (out.result.verdict != Verdict::kSafe && !out.result.closure_failure) return;
+  for (const ActionClass& c : abs.Classes()) {
+    ++out.num_actions;
+    if (c.respects) continue;
+    out.disrespecting.push_back(abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt) +
+                                (c.undecided ? " [respect undecided]" : ""));
+  }
+}
+
 struct DrbHooks {
   const run::RunOptions& options;
   const DrbOptions& drb_options;
@@ -113,14 +125,7 @@ struct DrbHooks {
   }
   template <class Driver>
   void Finish(run::CountRun& out, Driver& driver) const {
-    if (out.result.verdict == Verdict::kSafe || out.result.closure_failure) {
-      for (const ActionClass& c : abs.Classes()) {
-        ++out.num_actions;
-        if (c.respects) continue;
-        out.disrespecting.push_back(abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt) +
-                                    (c.undecided ? " [respect undecided]" : ""));
-      }
-    }
+    ListActions(abs, out);
     out.solver = run::SolverFigures{abs.solver_stats().queries, abs.solver_stats().seconds};
     if (out.closure_break) out.closure_breaks = ClosureBreaks(abs, driver.abstract_states(), 20);
     DrbKept kept;

@@ -240,8 +240,11 @@ Round RunRound(const DrbRequest& request, const Program& program, const Abstract
   round.counts = RunThreadCounts(
       program, spec, threads, request.drb.solver_timeout_ms, &limits, hooks.solver_log,
       [&](std::uint32_t n) {
-        round.runs.push_back(RunOne(request, program, spec, n, limits,
-                                    !threads.every_count_from_first, hooks, hooks.cache));
+        const bool fixed_count = !threads.every_count_from_first;
+        round.runs.push_back(
+            hooks.run_count
+                ? hooks.run_count(request, program, spec, n, fixed_count)
+                : RunOne(request, program, spec, n, limits, fixed_count, hooks, hooks.cache));
         const run::CountRun& one = round.runs.back();
         // The set stays valid while the run in `round` keeps its DrbKept.
         return CountOutcome{one.result.verdict, one.result.reason, KeptOf(one).abstract_set.get()};

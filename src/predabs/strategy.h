@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ struct DrbRequest {
 
 struct SearchCache;  // predabs/run_hooks.h
 
+// One thread count's run of `program` with abstraction `spec` (`fixed_count`: not a run of
+// `--threads N..`), as run::RunCount reports it, with the DrbKept the strategy reads.
+using CountRunner =
+    std::function<run::CountRun(const DrbRequest& request, const Program& program,
+                                const AbstractionSpec& spec, std::uint32_t n, bool fixed_count)>;
+
 // What the front end hands the strategy: sinks for debug lines and the progress line.
 struct StrategyHooks {
   const SolverLog* solver_log = nullptr;  // every solver query and model (null: quiet)
@@ -42,6 +49,9 @@ struct StrategyHooks {
   run::ProgressSink progress;             // the progress line (empty: none)
   // The searches a round hands on to the next (Verify sets it for its rounds; null: none).
   SearchCache* cache = nullptr;
+  // Runs a count in place of druba's own search (druba-mpi's distributed one; empty: druba's).
+  // Such runs hand no search on to the next round.
+  CountRunner run_count;
 };
 
 // What the Horn solver did in a run (it runs at most once, at one thread count).

@@ -158,6 +158,17 @@ void MemoryFigures(const Driver& driver, const RunOptions& options, std::size_t 
 
 }  // namespace detail
 
+// A failed closure test's break in the kind's words (none without a failure, or when a query was
+// undecided: then there is no break to show).
+template <Describer D, DescribableAbstraction Abs>
+std::optional<ClosureBreak> BreakOf(const D& kind, const Abs& abs,
+                                    const std::optional<ClosureFailure>& failure) {
+  if (!failure || !failure->undecided.empty()) return std::nullopt;
+  return ClosureBreak{kind.Abstract(StateView(failure->from)),
+                      abs.DescribeAction(failure->thread, failure->action),
+                      kind.Abstract(StateView(failure->to))};
+}
+
 // Whether the report needs every abstract state described (a dump, or a kind that lists them).
 inline bool WantsAbstractLines(const RunOptions& options, bool list_abstract) {
   return list_abstract || !options.dump_abstract.empty();
@@ -210,12 +221,7 @@ requires KindHooks<H, PlateauDriver<Model, Abs>> CountRun RunCount(Model& model,
       out.abstract_states.push_back(abs.Describe(set.Get(id)));
     std::sort(out.abstract_states.begin(), out.abstract_states.end());
   }
-  if (out.result.closure_failure && out.result.closure_failure->undecided.empty()) {
-    const ClosureFailure& f = *out.result.closure_failure;
-    out.closure_break =
-        ClosureBreak{kind.Abstract(StateView(f.from)), abs.DescribeAction(f.thread, f.action),
-                     kind.Abstract(StateView(f.to))};
-  }
+  out.closure_break = BreakOf(kind, abs, out.result.closure_failure);
   hooks.Finish(out, driver);
   if (out.result.violation_record) {
     out.trace = detail::Describe(driver, kind, options, *out.result.violation_record, out);

@@ -10,8 +10,8 @@
 #     byte for byte, and `druba check` finds the certificate valid. (Where druba computes O beside
 #     the exploration, without a property or interchangeable threads, druba-mpi does not: such a
 #     model is compared with --upper-bound off. A .drb program is compared with druba's
-#     `--refine off --symmetric-search off`, which is what druba-mpi computes; O's passes may
-#     differ there, its set may not.)
+#     `--reuse-search off --symmetric-search off`, which is what druba-mpi computes, refinement
+#     included; O's passes may differ there, its set may not.)
 # Of a violation only the verdict and (verify) the bounds agree: the searches stop at different
 # points (and test --stepwise reaches the bounds another way). Its trace, walked back across the
 # processes, must replay with single-process `druba replay`.
@@ -24,7 +24,7 @@ abstract=0
 extra=()  # druba's options for what druba-mpi computes
 case $1 in
   *.pds) abstract=1 ;;
-  *.drb) if [ "$command" = verify ]; then abstract=1 extra=(--refine off --symmetric-search off); fi ;;
+  *.drb) if [ "$command" = verify ]; then abstract=1 extra=(--reuse-search off --symmetric-search off); fi ;;
 esac
 passes=1
 case $1 in *.drb) passes=0 ;; esac
@@ -50,7 +50,7 @@ skip=0
 for arg in "$@"; do
   if [ $skip = 1 ]; then skip=0; continue; fi
   case $arg in
-    --upper-bound|--symmetric-search|--exhaust-share|--abstraction|--solver-timeout) skip=1 ;;
+    --upper-bound|--symmetric-search|--exhaust-share|--abstraction|--solver-timeout|--refine|--horn|--max-threads) skip=1 ;;
     *) checked+=("$arg") ;;
   esac
 done
@@ -86,7 +86,7 @@ case $single in
     ;;
 esac
 for np in $counts; do
-  spread=$({ "$mpirun" --oversubscribe --stdin none -np "$np" "$druba_mpi" "$command" "$@" "${mine[@]}" \
+  spread=$({ "$mpirun" --oversubscribe --bind-to none --stdin none -np "$np" "$druba_mpi" "$command" "$@" "${mine[@]}" \
                --json --trace-out "$work/trace.json" || true; } 2> /dev/null | fields)
   if [ "$spread" != "$single" ]; then
     echo "FAIL: $command $* with $np processes: druba-mpi '$spread', druba '$single'"
