@@ -64,9 +64,10 @@ struct Property {
   std::function<void(StateView, std::span<Word>)> abstract;
   std::function<std::optional<ClosureFailure>(const StateStore&, std::uint64_t*)> closure;
   // A property of concrete states that the abstract states do not decide (a `.drb` program's
-  // deadlock freedom): where the closure test holds, `concrete_proof` over the union ("" when no
-  // state it admits violates, else why not) proves it, as PlateauDriver::ProveConcreteBy; else
-  // only exhaustion does. Null: the abstract states decide the property.
+  // deadlock freedom), named `concrete_what` (empty: none, the abstract states decide the
+  // property): where the closure test holds, `concrete_proof` over the union ("" when no state it
+  // admits violates, else why not) proves it, as PlateauDriver::ProveConcreteBy; without a proof
+  // (or where it fails), only exhaustion does.
   std::function<std::string(const StateStore&)> concrete_proof;
   std::string concrete_what;  // its name in the reason ("deadlock freedom")
   // verify: the sandwich proof (upper_bound.h), where the kind has it.
@@ -182,10 +183,11 @@ class Run {
     // The closure test at process 0, on the union (and the concrete property's proof over it);
     // its answer to every process.
     std::string failure;
-    if (comm_->rank() == 0) {
+    if (comm_->rank() == 0 && !property_->concrete_what.empty()) {
+      failure = ConcreteFailure();
+    } else if (comm_->rank() == 0) {
       result.closure_failure = property_->closure(*union_, &result.closure_checks);
       if (result.closure_failure) failure = ClosureFailureReason(*result.closure_failure);
-      if (property_->concrete_proof) failure = ConcreteFailure();
     }
     failure = comm_->Broadcast(failure, 0);
     if (!failure.empty()) {
@@ -196,7 +198,7 @@ class Run {
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kPlateau;
     result.reason = PlateauProofReason(n);
-    if (property_->concrete_proof) {
+    if (!property_->concrete_what.empty()) {
       result.reason = fmt::format(
           "1 round raise and {} delay raise{} added no abstract state, the set is closed under "
           "the disrespecting actions (Thm. 7), and no state it admits violates {}",
@@ -270,11 +272,15 @@ class Run {
     return false;
   }
 
-  // At process 0, with a concrete property, after the closure test: "" when it holds and the
-  // property's proof over the union does too, else why only exhaustion proves the property (as
-  // PlateauDriver::AnswerConcrete says it).
+  // At process 0, with a concrete property: "" when the closure test holds and the property's
+  // proof over the union does too, else why only exhaustion proves the property (as
+  // PlateauDriver::AnswerConcrete says it; without a proof, the closure test is not run).
   std::string ConcreteFailure() {
     const std::string& what = property_->concrete_what;
+    if (!property_->concrete_proof) {
+      return what + " is checked on explored states only, so only exhaustion proves it";
+    }
+    out_.result.closure_failure = property_->closure(*union_, &out_.result.closure_checks);
     if (out_.result.closure_failure) {
       return what +
              ": the reached abstract states are not closed under a disrespecting action, and "

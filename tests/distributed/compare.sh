@@ -42,7 +42,12 @@ if r["verdict"] == "unknown":
   keys = ["verdict"]  # a limit (or a value too large) stopped both, at different points
 if r.get("upper_bound") is None:  # O not computed: druba says 0 passes, druba-mpi nothing
   keys = [k for k in keys if k != "upper_bound_passes"]
-print(" ".join(str(r.get(k)) for k in keys))' "$abstract" "$command" "$passes" 2>/dev/null || echo "no report"
+# A .drb verify: each thread count run and what it found (an unknown too, when no limit stopped
+# it: each claim must be the same).
+runs = [(x.get("threads"), x.get("verdict")) for x in r.get("runs", [])] \
+    if sys.argv[2] == "verify" and sys.argv[3] == "0" and "limit" not in r["reason"] else []
+print(" ".join(str(r.get(k)) for k in keys) + (" runs " + str(runs) if runs else ""))' \
+    "$abstract" "$command" "$passes" 2>/dev/null || echo "no report"
 }
 # `druba check` takes the model's options, not the proof's.
 checked=()
