@@ -44,7 +44,7 @@ done
 for model in "$source"/models/*.drb; do
   run test "$model" --rounds 4 --delays 2
   # verify as each header line says (its thread counts, deadlock, abstraction, refinement,
-  # Horn solver, exhaustion), and once (without deadlock, at one count) with O first.
+  # Horn solver, exhaustion), and once (without deadlock, at one count of at most 3) with O first.
   mapfile -t setups < <(sed -n 's/^# druba-expect: //p' "$model" | grep -v 'mode=' |
     sed -e 's/verdict=[^ ]*//' -e 's/proof=[^ ]*//' -e 's/abstract-states=[^ ]*//' \
         -e 's/violation-threads=[^ ]*//' -e 's/orbits=[^ ]*//' -e 's/threads=/--threads /' \
@@ -57,7 +57,8 @@ for model in "$source"/models/*.drb; do
     read -r -a options <<< "$setup"
     run verify "$model" "${options[@]}"
     case $setup in
-      *--deadlock* | *..*) ;;
+      # (O by the all-SAT post at 4 threads or more: sense-barrier at 6 takes druba minutes)
+      *--deadlock* | *..* | *"--threads "[4-9]*) ;;
       *) if [ $joint = 0 ]; then joint=1; run verify "$model" "${options[@]}" --upper-bound joint; fi ;;
     esac
   done
