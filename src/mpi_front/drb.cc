@@ -114,9 +114,7 @@ std::string Certify(const distributed::Comm& comm, const Run& run, const Outcome
   const StateStore* set = run.abstract_union();
   bool exact = false;
   if (done.result.proof == Proof::kExhausted && comm.rank() == 0) {
-    std::uint64_t checks = 0;
-    exact = c.deadlock || done.states <= set->size() ||
-            CheckClosure(c.abs, *set, &checks, /*all_actions=*/true).has_value();
+    exact = predabs::StatesCertify(c.abs, *set, done.states, c.deadlock);
   }
   if (comm.Max(exact ? 1 : 0) != 0) return CertifyExplicit(comm, run, done, c, note);
   if (comm.rank() != 0) return "";

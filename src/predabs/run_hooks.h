@@ -48,6 +48,17 @@ struct SearchCache {
   std::map<std::uint32_t, std::unique_ptr<Search>> by_count;
 };
 
+// After exhaustion: whether the certificate lists the states reached rather than the abstract
+// set. The stored states are a certificate as they stand; the abstract set is one only when closed
+// under every action (solver queries), and is preferred only when it is the smaller (no more
+// states than abstract states: no query asked). Deadlock freedom: always the states.
+inline bool StatesCertify(const PredicateAbstraction& abs, const StateStore& set,
+                          std::uint64_t states, bool deadlock) {
+  std::uint64_t checks = 0;
+  return deadlock || states <= set.size() ||
+         CheckClosure(abs, set, &checks, /*all_actions=*/true).has_value();
+}
+
 // For a `safe`, or a run whose closure test failed: how many actions there are and those that
 // disrespect the abstraction, in the report's words.
 inline void ListActions(PredicateAbstraction& abs, run::CountRun& out) {
@@ -161,13 +172,8 @@ struct DrbHooks {
     // (predabs/verify.cc); after an upper-bound proof the set is O, closed under the abstract
     // post of every statement with the view invariant: a certificate as it stands.
     if (!fixed_count) return;
-    std::uint64_t checks = 0;
-    // After exhaustion the stored states are a certificate as they stand; the abstract set is
-    // one only when closed under every action (solver queries), and is preferred only when it
-    // is the smaller (no more states than abstract states: no query asked).
     if (out.result.proof == Proof::kExhausted &&
-        (options.deadlock || driver.num_states() <= set.size() ||
-         CheckClosure(abs, set, &checks, /*all_actions=*/true))) {
+        StatesCertify(abs, set, driver.num_states(), options.deadlock)) {
       CertifyExplicit(out, driver);
       return;
     }
