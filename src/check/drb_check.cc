@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -168,13 +169,14 @@ class Queries {
   // A query, within its time and the limits: a query the time limit cut short stops the check
   // (CheckStopped), it is not undecided.
   z3::check_result Decide(const z3::expr& query) {
-    return DecideWithin(solver_, query, timeout_ms_, limits_);
+    return DecideWithin(solver_, query, timeout_ms_, limits_, timeout_set_);
   }
 
   const Program& program_;
   const drb::AbstractionSpec& spec_;
   std::vector<Abstract> set_;
   unsigned timeout_ms_;
+  std::optional<unsigned> timeout_set_;  // on solver_ (DecideWithin)
   LimitWatch* limits_;
   z3::context ctx_;
   z3::solver solver_{ctx_};

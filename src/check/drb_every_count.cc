@@ -1,6 +1,7 @@
 #include "check/drb_every_count.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -134,9 +135,10 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   for (std::uint32_t k = 0; k < min_threads && !ordered; ++k) threads.push_back(sym.Thread("d"));
   if (threads.size() > 1) solver.add(z3::distinct(threads));
   solver.add(sym.n() >= static_cast<int>(min_threads));
+  std::optional<unsigned> timeout_set;
   const auto decide = [&](const z3::expr& query) {
     return ordered ? DecideAlone(solver, query, timeout_ms, limits)
-                   : DecideWithin(solver, query, timeout_ms, limits);
+                   : DecideWithin(solver, query, timeout_ms, limits, timeout_set);
   };
   try {
     const z3::expr view = sym.Thread("z");

@@ -1,6 +1,7 @@
 #include "check/drb_invariant.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -155,13 +156,14 @@ class InvariantQueries {
   }
 
   z3::check_result Decide(const z3::expr& query) {
-    return DecideWithin(solver_, query, timeout_ms_, limits_);
+    return DecideWithin(solver_, query, timeout_ms_, limits_, timeout_set_);
   }
 
   const drb::Program& p_;
   const drb::AbstractionSpec& spec_;
   std::vector<Tuple> tuples_;
   unsigned timeout_ms_;
+  std::optional<unsigned> timeout_set_;  // on solver_ (DecideWithin)
   LimitWatch* limits_;
   z3::context ctx_;
   z3::solver solver_{ctx_};

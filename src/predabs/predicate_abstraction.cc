@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
@@ -361,12 +360,9 @@ class Checker {
         stopped_ = *why;
         return SatResult::kUnknown;
       }
-      // Near the time limit the timeout is what is left, rounded down to 100 ms (at least 1 ms)
-      // so that the solver's parameters change once per step, not before every query.
       const double left_ms = limits_->RemainingSeconds() * 1000;
-      s_.SetTimeout(left_ms < timeout_ms_
-                        ? static_cast<unsigned>(std::max(std::floor(left_ms / 100) * 100, 1.0))
-                        : timeout_ms_);
+      s_.SetTimeout(left_ms < timeout_ms_ ? static_cast<unsigned>(std::max(left_ms, 1.0))
+                                          : timeout_ms_);
     }
     Stopwatch clock;
     const SatResult r = f();
