@@ -92,6 +92,9 @@ class Solver {
   // After kUnknown: the solver's reason.
   virtual std::string ReasonUnknown() = 0;
   virtual std::uint64_t num_checks() const = 0;
+  // How often the solver's parameters (its timeout) were set: once when it was made, then only
+  // when SetTimeout changes the timeout (setting them costs more than a small query).
+  virtual std::uint64_t num_parameter_sets() const = 0;
   virtual TermView View(Term term) = 0;
 
   // Constrained Horn clauses over relations of integers, decided by Z3's Spacer (independent of

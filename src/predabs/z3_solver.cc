@@ -23,6 +23,7 @@ class Z3Solver final : public Solver {
     params.set("timeout", timeout_ms);
     params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver_.set(params);
+    ++parameter_sets_;
   }
 
   Term IntValue(const drb::Int& value) override {
@@ -127,6 +128,7 @@ class Z3Solver final : public Solver {
     params.set("timeout", timeout_ms);
     params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
     solver_.set(params);
+    ++parameter_sets_;
   }
   void Push() override { solver_.push(); }
   void Pop() override { solver_.pop(); }
@@ -151,6 +153,7 @@ class Z3Solver final : public Solver {
     return Answer(fresh);
   }
   std::uint64_t num_checks() const override { return checks_; }
+  std::uint64_t num_parameter_sets() const override { return parameter_sets_; }
 
   TermView View(Term term) override {
     const z3::expr e = at(term);
@@ -400,6 +403,7 @@ class Z3Solver final : public Solver {
   std::string reason_;  // why the last check was undecided
   std::uint64_t fresh_ = 0;
   std::uint64_t checks_ = 0;
+  std::uint64_t parameter_sets_ = 0;
   std::unique_ptr<z3::fixedpoint> fixedpoint_;  // the Horn clauses, made on first use
   std::vector<z3::func_decl> relations_;
   absl::flat_hash_set<unsigned> relation_ids_;  // and the query's: not rule variables
