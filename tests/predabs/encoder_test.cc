@@ -275,9 +275,13 @@ TEST(PredabsTest, TheSolverTimeoutIsSetOnlyWhenItChanges) {
   auto solver = MakeZ3Solver(5000);
   LimitWatch limits({});
   SolverStats stats;
-  StateStore reached(2);
-  for (const std::vector<Word>& words :
-       std::vector<std::vector<Word>>{{0, 0}, {1, 1}, {2, 1}, {0, 1}}) {
+  // The tracked pcs, the predicates and the failure flag.
+  const std::size_t width = chosen.spec().pcs.size() + chosen.spec().predicates.size() + 1;
+  StateStore reached(width);
+  for (Word pc = 0; pc < 4; ++pc) {
+    std::vector<Word> words(width, pc % 2);
+    words.back() = 0;
+    words[0] = pc % 3;
     reached.FindOrInsert(StateView(words));
     AbstractStateAdmitted(program, chosen.spec(), 2, 2, StateView(words), reached, 5000, &limits,
                           &stats, solver.get());
