@@ -19,11 +19,7 @@ class Z3Solver final : public Solver {
       : thread_sort_(context_.uninterpreted_sort("Thread")),
         solver_(context_),
         timeout_ms_(timeout_ms) {
-    z3::params params(context_);
-    params.set("timeout", timeout_ms);
-    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
-    solver_.set(params);
-    ++parameter_sets_;
+    SetParameters();
   }
 
   Term IntValue(const drb::Int& value) override {
@@ -124,11 +120,7 @@ class Z3Solver final : public Solver {
     // double-checked-init's run for every thread count): an unchanged timeout is left as it is.
     if (timeout_ms == timeout_ms_) return;
     timeout_ms_ = timeout_ms;
-    z3::params params(context_);
-    params.set("timeout", timeout_ms);
-    params.set("ctrl_c", false);  // SIGINT is the run's to hear, not Z3's
-    solver_.set(params);
-    ++parameter_sets_;
+    SetParameters();
   }
   void Push() override { solver_.push(); }
   void Pop() override { solver_.pop(); }
@@ -307,6 +299,14 @@ class Z3Solver final : public Solver {
   }
 
  private:
+  // The solver's parameters: timeout_ms_, and no SIGINT handler (the signal is the run's to hear).
+  void SetParameters() {
+    z3::params params(context_);
+    params.set("timeout", timeout_ms_);
+    params.set("ctrl_c", false);
+    solver_.set(params);
+    ++parameter_sets_;
+  }
   // `solver`'s answer to its assertions: the model when sat, the reason when undecided.
   SatResult Answer(z3::solver& solver) {
     reason_.clear();

@@ -62,6 +62,9 @@ for arg in "$@"; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+druba_check() {  # single-process `druba check` of a certificate: what it prints
+  "$druba" check "${checked[@]}" --certificate "$1" 2>&1 || true
+}
 own=()
 mine=(--batch-bytes 4096)
 if [ "$command" = verify ]; then
@@ -84,7 +87,7 @@ status=0
 # Each process count's certificate must be druba's byte for byte, so druba's own is checked once.
 case $single in
   safe*)
-    check=$("$druba" check "${checked[@]}" --certificate "$work/own.json" 2>&1 || true)
+    check=$(druba_check "$work/own.json")
     case $check in
       *"certificate valid"*) echo "ok: druba's certificate: $check" ;;
       *) echo "FAIL: druba's certificate: $check"; status=1 ;;
@@ -105,7 +108,7 @@ for np in $counts; do
       if ! cmp -s "$work/own.json" "$work/certificate.json"; then
         # An invariant from a solver (the Horn solver races two encodings on two threads) may
         # differ from run to run: then it must be valid, not druba's byte for byte.
-        check=$("$druba" check "${checked[@]}" --certificate "$work/certificate.json" 2>&1 || true)
+        check=$(druba_check "$work/certificate.json")
         case "$spread $check" in
           *" invariant "*"certificate valid"*)
             echo "ok: the certificate of $np processes (an invariant) is valid: $check" ;;
