@@ -14,6 +14,7 @@
 
 #include "check/drb_fixed.h"
 #include "check/drb_steps.h"
+#include "check/thread_count.h"
 
 #include "check/drb_every_count.h"
 #include "common/diagnostics.h"
@@ -203,14 +204,8 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
                        "\"thread_ids\" is \"ordered\", in a certificate for every count");
     }
     const bool deadlock = doc.At("deadlock").AsBool();
-    const std::uint32_t n = doc.At("threads").AsUInt();
     const Program program = ParseWithBlock(doc.At("abstraction"), source, file);
-    if (program.abstractions.empty() || n == 0 || n > 64 ||
-        (program.templates.size() > 1 && n != program.NumThreads())) {
-      throw InputError(doc.At("threads").where,
-                       "no abstraction, or a thread count the model does "
-                       "not have");
-    }
+    const std::uint32_t n = ReadThreadCount(doc.At("threads"), program, every_count);
     const drb::AbstractionSpec& spec = program.abstractions.back();
     std::vector<Abstract> set = ReadStates(doc, program, spec, n);
     if (doc.At("digest").AsString() != digest) {

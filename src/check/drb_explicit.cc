@@ -9,6 +9,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include "check/thread_count.h"
 #include "drb/ast.h"
 #include "drb/parser.h"
 
@@ -400,10 +401,7 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
   CheckResult r;
   const Program p = drb::ParseProgram(source, file);
   const bool up_to_symmetry = UpToSymmetry(doc);
-  const std::uint32_t n = doc.At("threads").AsUInt();
-  if (n == 0 || n > 64 || (p.templates.size() > 1 && n != p.NumThreads())) {
-    throw InputError(doc.At("threads").where, "a thread count the model does not have");
-  }
+  const std::uint32_t n = ReadThreadCount(doc.At("threads"), p);
   const bool deadlock = doc.At("deadlock").AsBool() || p.check_deadlock;
   const Interpreter m(p, n);
   absl::flat_hash_set<Row> set = ReadRows(doc, m, p, n);
@@ -413,7 +411,11 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
   r.passed.emplace_back("digest");
   // Up to symmetry, every state stands for its orbit: the set is kept as canonical forms, and
   // each state met (initial, successor) is looked up by its form.
-  const Form form{up_to_symmetry, m.Pc(0), n > 1 ? m.Pc(1) - m.Pc(0) : 0, n};
+  // (A thread's part is its location and locals: with one thread, the rest of the state. A part
+  // of 0 words for one thread made every form the shared words alone, and the forms were then
+  // read past their end as states: a forged certificate was valid, or the checker crashed.)
+  const std::size_t stride = n > 1 ? m.Pc(1) - m.Pc(0) : m.Initial().size() - m.Pc(0);
+  const Form form{up_to_symmetry, m.Pc(0), stride, n};
   if (up_to_symmetry) {
     if (const std::string why = SymmetryTest(p).Asymmetry(); !why.empty()) {
       return Invalid(std::move(r), "symmetry",

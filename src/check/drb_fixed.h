@@ -43,6 +43,8 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
     if (template_of_.size() != n) throw InputError({program.file, 0, 0}, "thread count mismatch");
   }
 
+  const drb::Program& program() const { return p_; }
+
   Sym Fresh(const std::string& tag) {
     Sym s;
     for (const auto& v : p_.shared) s.shared.push_back(ctx_.int_const((tag + v.name).c_str()));
@@ -227,7 +229,7 @@ inline std::vector<z3::expr> Alpha(Encoding& enc, const drb::AbstractionSpec& sp
   std::vector<z3::expr> out;
   for (const auto& pc : spec.pcs) out.push_back(s.pc[pc.thread.value_or(view)]);
   for (const auto& p : spec.predicates) {
-    std::vector<z3::expr> bound(64, enc.ctx().int_val(0));
+    std::vector<z3::expr> bound(enc.program().num_slots, enc.ctx().int_val(0));
     z3::expr failed = enc.ctx().bool_val(false);
     const z3::expr value = enc.Eval(*p.expr, s, view, bound, &failed) != 0;
     out.push_back(z3::ite(value && !failed, enc.ctx().int_val(1), enc.ctx().int_val(0)));

@@ -11,6 +11,7 @@
 #include <z3++.h>
 
 #include "check/drb_fixed.h"
+#include "check/thread_count.h"
 #include "common/diagnostics.h"
 
 namespace druba::check {
@@ -185,11 +186,8 @@ CheckResult CheckDrbInvariantCertificate(const JsonValue& doc, const std::string
       throw InputError(doc.At("proof").where, "an invariant certificate's proof is 'invariant'");
     }
     const bool deadlock = doc.At("deadlock").AsBool();
-    const std::uint32_t n = doc.At("threads").AsUInt();
     const drb::Program program = ParseWithBlock(doc.At("abstraction"), source, file);
-    if (n == 0 || n > 64 || (program.templates.size() > 1 && n != program.NumThreads())) {
-      throw InputError(doc.At("threads").where, "a thread count the model does not have");
-    }
+    const std::uint32_t n = ReadThreadCount(doc.At("threads"), program);
     const drb::AbstractionSpec& spec = program.abstractions.back();
     if (!spec.pcs.empty()) {
       throw InputError(doc.At("abstraction").where,

@@ -64,7 +64,11 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
   }
   solver.push();
   solver.add(query);
-  const z3::check_result result = solver.check();
+  z3::check_result result = z3::unknown;
+  {  // a signal or the time limit interrupts the query (Z3's own timeout can overshoot)
+    const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
+    result = solver.check();
+  }
   solver.pop();
   if (result == z3::unknown) PollLimits(limits);
   return result;
@@ -87,7 +91,11 @@ inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& qu
   const z3::expr_vector assertions = solver.assertions();
   for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);
   fresh.add(query);
-  const z3::check_result result = fresh.check();
+  z3::check_result result = z3::unknown;
+  {
+    const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
+    result = fresh.check();
+  }
   if (result == z3::unknown) PollLimits(limits);
   return result;
 }

@@ -24,6 +24,10 @@ struct Unsupported {
   std::string what;
 };
 
+// The most distinct witnesses "at least m threads satisfy ..." is stated with; a larger m is
+// Unsupported.
+inline constexpr int kMaxWitnesses = 64;
+
 // A state of any thread count: the shared variables, and the locations and each local as arrays
 // from the thread sort to integers; the value of each count of the threads' own states used as a
 // value (drb/counting.h), an integer kept up to date by every write and move.
@@ -400,7 +404,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     }
     const auto at_least = [&](const drb::Int& m) -> z3::expr {
       if (m <= 0) return ctx_.bool_val(true);
-      if (m > 64) return ctx_.bool_val(false);  // beyond what a checked count may need
+      // m distinct witnesses, stated one by one: past kMaxWitnesses the claim is refused, never
+      // assumed (a count above 64 with `false` here made `count(...) < 65` hold at any count).
+      if (m > kMaxWitnesses) {
+        throw Unsupported{
+            fmt::format("a `count` compared with {} ({} distinct witnesses, over the {} it states)",
+                        k.value.str(), m.str(), kMaxWitnesses)};
+      }
       z3::expr_vector ids(ctx_);
       z3::expr_vector each(ctx_);
       z3::expr body_fail = ctx_.bool_val(false);
