@@ -13,7 +13,8 @@ ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const Js
   const std::uint32_t n = model.num_threads();
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
-  CheckTraceHeader(doc, n);
+  CheckTraceHeader(doc, n, "target");
+  const bool deadlock = doc.At("property").AsString() == "deadlock";
   const JsonValue& steps = doc.At("steps");
   const auto take = [&](const JsonValue& step, std::uint32_t thread, const std::string& kind,
                         const std::string& slot) {
@@ -59,10 +60,13 @@ ReplayOutcome ReplayTrace(CpdsModel& model, const TopKAbstraction& abs, const Js
   CheckCounter(doc, "delays", delays, "the trace: ");
   std::vector<Word> a(abs.width());
   abs.Abstract(StateView(state), std::span<Word>(a));
-  if (!abs.Violates(StateView(a))) {
+  // A deadlock trace ends deadlocked (the caller sets the abstraction's deadlock from the trace's
+  // property), a target trace at the target.
+  if (deadlock ? !abs.Deadlocked(StateView(a)) : !abs.Violates(StateView(a))) {
     throw InputError(steps.items.back().where,
                      "the trace ends (at this slot) in " + model.DescribeState(StateView(state)) +
-                         ", which does not match the target " + target_text);
+                         (deadlock ? ", which is not deadlocked"
+                                   : ", which does not match the target " + target_text));
   }
   return {slots, delays, model.DescribeState(StateView(state))};
 }

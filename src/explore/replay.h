@@ -27,7 +27,8 @@ inline constexpr std::uint32_t kMaxTraceThreads = 1000;
 
 // The trace file's header: the format version (1) and, where the model fixes it, the thread
 // count (`model_threads`, 0 when any count is allowed). Returns the trace's thread count.
-inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_threads) {
+inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_threads,
+                                      const std::string& violation) {
   const JsonValue& version = doc.At("druba_trace");
   if (version.AsUInt() != 1) {
     throw InputError(version.where, "unknown trace format version " +
@@ -46,12 +47,13 @@ inline std::uint32_t CheckTraceHeader(const JsonValue& doc, std::uint32_t model_
                                                   std::to_string(model_threads));
   }
   if (doc.Has("model")) doc.At("model").AsString();
-  if (doc.Has("property")) {
-    const std::string& property = doc.At("property").AsString();
-    if (property != "assertion" && property != "deadlock" && property != "target") {
-      throw InputError(doc.At("property").where,
-                       "unknown property '" + property + "' (assertion, deadlock or target)");
-    }
+  // What the trace claims decides what its last state must show (a deadlock, a failed thread, a
+  // target): a trace that claims nothing confirms nothing.
+  const std::string& property = doc.At("property").AsString();
+  if (property != "deadlock" && property != violation) {
+    throw InputError(doc.At("property").where, "the property '" + property +
+                                                   "' is not one of this model's (" + violation +
+                                                   " or deadlock)");
   }
   return n;
 }

@@ -38,7 +38,7 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
                           const std::string& trace_file) {
   // One template runs with any count; several fix it.
   const std::uint32_t n =
-      CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads());
+      CheckTraceHeader(doc, program.templates.size() == 1 ? 0 : program.NumThreads(), "assertion");
   IntModel model(program, n);
   std::vector<Word> state;
   model.ForEachInitial([&](StateView s) { state.assign(s.begin(), s.end()); });
