@@ -4,10 +4,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 namespace druba {
 
@@ -68,6 +74,71 @@ std::optional<std::string> LimitWatch::Check(double upcoming_bytes) {
     }
   }
   return reason_;
+}
+
+struct Canceller::State {
+  const std::atomic<bool>* interrupted;
+  double deadline_s;  // 0: none
+  Stopwatch clock;
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::vector<std::pair<std::uint64_t, std::function<void()>>> armed;
+  std::uint64_t next_id = 1;
+  std::jthread watcher;  // last: joined first
+};
+
+Canceller::Canceller(const std::atomic<bool>* interrupted, double deadline_s, Stopwatch clock)
+    : state_(new State{interrupted, deadline_s, clock, {}, {}, {}, 1, {}}) {}
+
+Canceller::~Canceller() {
+  if (state_->watcher.joinable()) {
+    state_->watcher.request_stop();
+    state_->watcher.join();
+  }
+}
+
+bool Canceller::MustStop() const {
+  return (state_->interrupted != nullptr && state_->interrupted->load()) ||
+         (state_->deadline_s > 0 && state_->clock.Seconds() > state_->deadline_s);
+}
+
+std::uint64_t Canceller::Arm(std::function<void()> cancel) {
+  const std::lock_guard lock(state_->mutex);
+  const std::uint64_t id = state_->next_id++;
+  state_->armed.emplace_back(id, std::move(cancel));
+  if (!state_->watcher.joinable()) {
+    state_->watcher = std::jthread([this](const std::stop_token& stop) { Watch(stop); });
+  }
+  return id;
+}
+
+void Canceller::Watch(const std::stop_token& stop) {
+  std::unique_lock lock(state_->mutex);
+  while (!stop.stop_requested()) {
+    state_->wake.wait_for(lock, stop, std::chrono::milliseconds(10), [] { return false; });
+    if (state_->armed.empty() || !MustStop()) continue;
+    for (const auto& entry : state_->armed) entry.second();
+  }
+}
+
+void Canceller::Disarm(std::uint64_t id) {
+  const std::lock_guard lock(state_->mutex);
+  std::erase_if(state_->armed, [id](const auto& entry) { return entry.first == id; });
+}
+
+CancelGuard::CancelGuard(std::shared_ptr<Canceller> canceller, std::function<void()> cancel)
+    : canceller_(std::move(canceller)), id_(canceller_->Arm(std::move(cancel))) {}
+
+CancelGuard::CancelGuard(CancelGuard&& other) noexcept
+    : canceller_(std::move(other.canceller_)), id_(other.id_) {}
+
+CancelGuard::~CancelGuard() {
+  if (canceller_) canceller_->Disarm(id_);
+}
+
+CancelGuard LimitWatch::CancelOnStop(std::function<void()> cancel) {
+  if (!canceller_) return {};
+  return {canceller_, std::move(cancel)};
 }
 
 }  // namespace druba

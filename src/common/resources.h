@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 namespace druba {
@@ -29,12 +31,61 @@ struct ResourceLimits {
   double memory_limit_mb = 0;  // 0: none
 };
 
+// Ends calls that do not poll the limits themselves (a solver's query) when a run must stop: a
+// thread of its own, started at the first Arm, looks every 10 ms whether the signal flag is set or
+// the deadline has passed, and then calls every armed `cancel` (again every 10 ms while armed: a
+// solver interrupted before its query starts would not hear of it).
+class Canceller {
+ public:
+  Canceller(const std::atomic<bool>* interrupted, double deadline_s, Stopwatch clock);
+  Canceller(const Canceller&) = delete;
+  Canceller& operator=(const Canceller&) = delete;
+  ~Canceller();
+  // `cancel` is called from the watching thread (under a lock that Disarm takes: once Disarm has
+  // returned, it is not called again). It must be safe to call from there (Z3's interrupt is).
+  std::uint64_t Arm(std::function<void()> cancel);
+  void Disarm(std::uint64_t id);
+  // Whether the run must stop now (a signal, or the deadline): what the watching thread asks.
+  bool MustStop() const;
+
+ private:
+  struct State;
+  void Watch(const std::stop_token& stop);  // the watching thread
+  std::unique_ptr<State> state_;
+};
+
+// While it lives, its `cancel` is armed (docs: Canceller). Empty when a run has no limit to
+// watch.
+class CancelGuard {
+ public:
+  CancelGuard() = default;
+  CancelGuard(std::shared_ptr<Canceller> canceller, std::function<void()> cancel);
+  CancelGuard(const CancelGuard&) = delete;
+  CancelGuard& operator=(const CancelGuard&) = delete;
+  CancelGuard(CancelGuard&& other) noexcept;
+  CancelGuard& operator=(CancelGuard&&) = delete;
+  ~CancelGuard();
+
+ private:
+  std::shared_ptr<Canceller> canceller_;
+  std::uint64_t id_ = 0;
+};
+
 // Polled from hot loops: cheap except every `kStride`-th call. Once it reports a reason, it keeps
 // reporting it.
 class LimitWatch {
  public:
   explicit LimitWatch(ResourceLimits limits, const std::atomic<bool>* interrupted = nullptr)
-      : limits_(limits), interrupted_(interrupted) {}
+      : limits_(limits), interrupted_(interrupted) {
+    if (interrupted != nullptr || limits.time_limit_s > 0) {
+      canceller_ = std::make_shared<Canceller>(interrupted, limits.time_limit_s, clock_);
+    }
+  }
+
+  // Arms `cancel` for a call that does not poll (a solver's query) until the guard goes: called
+  // within about 10 ms of a signal or of the time limit (not the memory limit, which the
+  // caller's next Check sees). The caller then hears the reason from Check, as from a poll.
+  [[nodiscard]] CancelGuard CancelOnStop(std::function<void()> cancel);
 
   // nullopt while the run may go on; otherwise why it must stop.
   std::optional<std::string> Poll() {
@@ -77,6 +128,12 @@ class LimitWatch {
   std::function<void()> report_;
   double interval_s_ = 1;
   double last_report_s_ = 0;
+  std::shared_ptr<Canceller> canceller_;  // when there is a signal or a time to watch
 };
+
+// The same for a run that may have no limits (null): an empty guard.
+[[nodiscard]] inline CancelGuard CancelOnStop(LimitWatch* limits, std::function<void()> cancel) {
+  return limits != nullptr ? limits->CancelOnStop(std::move(cancel)) : CancelGuard();
+}
 
 }  // namespace druba

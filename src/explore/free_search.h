@@ -165,7 +165,7 @@ class FreeSearch {
     // The listener's "record" here is the state id; Trace() turns it into steps.
     const bool go =
         canonical_ ? ShowViews(found.id) : listener_.OnNewState(found.id, states_.Get(found.id));
-    if (!go) {
+    if (!go && !stopped_) {
       stopped_ = true;
       stop_reason_ = "listener";
     }
@@ -201,7 +201,18 @@ class FreeSearch {
   // distinct state once: the components of a class are permuted as a multiset.
   bool ShowOrbit(std::uint32_t id, StateView form, std::size_t cls) {
     const ThreadSymmetry& sym = canonical_->symmetry();
-    if (cls == sym.classes.size()) return listener_.OnNewState(id, StateView(view_));
+    if (cls == sym.classes.size()) {
+      // An orbit holds up to n! states (40 threads, half at one location: 10^11): the limits are
+      // polled between them, not only between forms.
+      if (limits_ != nullptr) {
+        if (auto reason = limits_->Poll()) {
+          stopped_ = true;
+          stop_reason_ = *reason;
+          return false;
+        }
+      }
+      return listener_.OnNewState(id, StateView(view_));
+    }
     const std::vector<std::uint32_t>& members = sym.classes[cls];
     const std::size_t w = sym.component_width;
     const auto component = [&](std::uint32_t t) { return form.data() + canonical_->Offset(t); };

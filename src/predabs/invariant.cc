@@ -30,7 +30,9 @@ class Conditions {
         s_(*solver_),
         enc_(program, s_),
         count_(enc_.Fixed(threads)),
-        limits_(limits) {}
+        limits_(limits) {
+    s_.WatchLimits(limits);
+  }
 
   // "" when the initial state is covered.
   std::string Initial() {

@@ -51,6 +51,7 @@ class Houdini {
         limits_(limits),
         alive_(std::move(alive)),
         derived_(derived) {
+    s_.WatchLimits(limits);
     count_ = fixed ? enc_.Fixed(*fixed) : enc_.Ordered(first, facts_);
     for (const Predicate& pred : p_.abstractions.back().predicates) {
       enc_.TrackCounts(*pred.expr);

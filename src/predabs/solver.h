@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/resources.h"
 #include "predabs/program.h"
 
 namespace druba::predabs {
@@ -78,6 +79,9 @@ class Solver {
   virtual Term Quantify(bool forall, Term variable, Term body) = 0;
 
   virtual void SetTimeout(unsigned timeout_ms) = 0;  // for the following checks
+  // The following checks are interrupted (kUnknown) within about 10 ms of a signal or of the time
+  // limit that `limits` watch (null: none); the caller hears why from `limits`.
+  virtual void WatchLimits(LimitWatch* limits) = 0;
   virtual void Push() = 0;
   virtual void Pop() = 0;
   virtual void Assert(Term formula) = 0;
@@ -92,6 +96,10 @@ class Solver {
   // After kUnknown: the solver's reason.
   virtual std::string ReasonUnknown() = 0;
   virtual std::uint64_t num_checks() const = 0;
+  // The terms made so far; ForgetTermsFrom(mark) drops those made after `mark` (none of them may
+  // be used again): a solver lent to many short-lived users keeps only its own.
+  virtual std::size_t num_terms() const = 0;
+  virtual void ForgetTermsFrom(std::size_t mark) = 0;
   // How often the solver's parameters (its timeout) were set: once when it was made, then only
   // when SetTimeout changes the timeout (setting them costs more than a small query).
   virtual std::uint64_t num_parameter_sets() const = 0;

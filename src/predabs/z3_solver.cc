@@ -122,6 +122,7 @@ class Z3Solver final : public Solver {
     timeout_ms_ = timeout_ms;
     SetParameters();
   }
+  void WatchLimits(LimitWatch* limits) override { limits_ = limits; }
   void Push() override { solver_.push(); }
   void Pop() override { solver_.pop(); }
   void Assert(Term formula) override { solver_.add(at(formula)); }
@@ -145,6 +146,11 @@ class Z3Solver final : public Solver {
     return Answer(fresh);
   }
   std::uint64_t num_checks() const override { return checks_; }
+  std::size_t num_terms() const override { return terms_.size(); }
+  void ForgetTermsFrom(std::size_t mark) override {
+    if (mark < terms_.size()) terms_.resize(mark, context_.bool_val(true));
+    model_.reset();  // it may hold the forgotten terms' values
+  }
   std::uint64_t num_parameter_sets() const override { return parameter_sets_; }
 
   TermView View(Term term) override {
@@ -310,7 +316,12 @@ class Z3Solver final : public Solver {
   // `solver`'s answer to its assertions: the model when sat, the reason when undecided.
   SatResult Answer(z3::solver& solver) {
     reason_.clear();
-    switch (solver.check()) {
+    z3::check_result result = z3::unknown;
+    {  // Z3's own timeout can overshoot, and it does not hear signals (ctrl_c is off)
+      const CancelGuard cancel = CancelOnStop(limits_, [this] { context_.interrupt(); });
+      result = solver.check();
+    }
+    switch (result) {
       case z3::sat:
         model_ = std::make_unique<z3::model>(solver.get_model());
         return SatResult::kSat;
@@ -412,6 +423,7 @@ class Z3Solver final : public Solver {
   std::string horn_reason_;
   bool answer_read_ = false;
   std::atomic<bool> interrupted_{false};
+  LimitWatch* limits_ = nullptr;
   // Per relation (by its declaration's id), its definition and the de Bruijn index of each of
   // its arguments there.
   absl::flat_hash_map<unsigned, std::pair<z3::expr, std::vector<unsigned>>> definitions_;
