@@ -291,9 +291,20 @@ int Deliver(const run::Outcome& outcome) {
   for (const std::string& warning : outcome.warnings) std::cerr << warning << "\n";
   if (outcome.report) {
     const run::Report& report = *outcome.report;
-    for (const std::string& warning : run::WriteOutputFiles(report)) std::cerr << warning << "\n";
+    // A file that cannot be written does not cost the verdict: the report is printed, then what
+    // failed, and the exit code is an input error's.
+    std::string unwritten;
+    try {
+      for (const std::string& warning : run::WriteOutputFiles(report)) std::cerr << warning << "\n";
+    } catch (const InputError& e) {
+      unwritten = e.what();
+    }
     std::cout << (report.options.json ? run::JsonReport(report) : run::TextReport(report));
     std::cout.flush();
+    if (!unwritten.empty()) {
+      std::cerr << unwritten << "\n";
+      return exit_code::kInput;
+    }
     return ExitCodeFor(report.verdict);
   }
   std::cout << outcome.text;

@@ -24,8 +24,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
+#include "common/diagnostics.h"
 #include "common/files.h"
 #include "distributed/comm.h"
+#include "front/options.h"
 #include "mpi_front/front.h"
 #include "run/report.h"
 
@@ -128,6 +130,32 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
              fmt::join(r.peak_rss_mb_by_process, " "), rss);
 }
 
+// At process 0: the output files, the report, and then what could not be written (as druba's:
+// the verdict is printed all the same, and the exit code is 2).
+void Deliver(const Options& o, const distributed::Comm& comm, Described& d) {
+  try {
+    if (d.report) {  // a .drb verify: druba's report
+      for (const std::string& warning : run::WriteOutputFiles(*d.report)) {
+        std::fprintf(stderr, "%s\n", warning.c_str());
+      }
+    } else if (!o.trace_out.empty() && !d.trace.empty()) {
+      WriteFileAtomically(o.trace_out, TraceFileOf(o, d));
+    }
+  } catch (const druba::InputError& e) {
+    if (d.output_error.empty()) d.output_error = e.what();
+  }
+  if (d.report) {
+    fmt::print("{}", o.json ? run::JsonReport(*d.report) + "\n" : run::TextReport(*d.report));
+  } else {
+    Print(o, comm, d);
+    if (!d.certificate_note.empty()) {
+      std::fprintf(stderr, "druba-mpi: no certificate: %s\n", d.certificate_note.c_str());
+    }
+  }
+  std::fflush(stdout);
+  if (!d.output_error.empty()) std::fprintf(stderr, "%s\n", d.output_error.c_str());
+}
+
 // The options of `command`: those of `druba test` and `druba verify` that the distributed search
 // has, and its own (--batch-bytes, --stepwise).
 void AddOptions(CLI::App& app, const std::string& command, const std::string& what, Options& o) {
@@ -176,10 +204,12 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
   sub->add_flag("--deadlock", o.deadlock, "a deadlocked state violates too");
   sub->add_flag("--json", o.json, "the report as one JSON object");
   sub->add_option("--trace-out", o.trace_out,
-                  "a violation's run, in the format `druba replay` reads");
+                  "a violation's run, in the format `druba replay` reads")
+      ->check(front::NotEmpty());
   if (!test) {
     sub->add_option("--certificate", o.certificate,
-                    "a safe verdict's certificate, which `druba check` decides");
+                    "a safe verdict's certificate, which `druba check` decides")
+        ->check(front::NotEmpty());
     sub->add_option("--exhaust-share", o.request.exhaust_share,
                     "after a failed closure test, the exact search goes on towards exhaustion "
                     "for at most this many times the successor calls spent before the test, "
@@ -200,7 +230,8 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
         ->check(CLI::IsMember({"on", "off"}));
   }
   sub->add_option("--dump-abstract", o.dump_abstract,
-                  "the reached abstract states, one per line, sorted (as druba's; .drb: verify)");
+                  "the reached abstract states, one per line, sorted (as druba's; .drb: verify)")
+      ->check(front::NotEmpty());
   sub->add_flag("--progress", o.progress,
                 "a line on standard error every 2 s: what is being computed (the bounds, O, the "
                 "search over orbits), each process's states and memory");
@@ -288,23 +319,14 @@ int Main(int argc, char** argv) {
     return exit_code::kInput;
   }
   try {
-    const Described d = pds ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
-    if (comm.rank() == 0 && d.report) {  // a .drb verify: druba's report
-      for (const std::string& warning : run::WriteOutputFiles(*d.report)) {
-        std::fprintf(stderr, "%s\n", warning.c_str());
-      }
-      fmt::print("{}", o.json ? run::JsonReport(*d.report) + "\n" : run::TextReport(*d.report));
-    } else if (comm.rank() == 0) {
-      Print(o, comm, d);
-      if (!d.certificate_note.empty()) {
-        std::fprintf(stderr, "druba-mpi: no certificate: %s\n", d.certificate_note.c_str());
-      }
-      if (!o.trace_out.empty() && !d.trace.empty()) {
-        WriteFileAtomically(o.trace_out, TraceFileOf(o, d));
-      }
-      std::fflush(stdout);
-    }
+    Described d = pds ? RunCpds(comm, o, limits) : RunDrb(comm, o, limits);
+    if (comm.rank() == 0) Deliver(o, comm, d);
     comm.Max(0);  // every process ends after the report is out
+    // Only process 0 ends with the code: mpirun returns the first code other than 0 and then
+    // aborts every process still running, which took it 2 s after the run had stopped on a limit
+    // (its report at 2.0 s, mpirun's end at 4.4 s) when every process ended with 5.
+    if (comm.rank() != 0) return exit_code::kSafe;
+    if (!d.output_error.empty()) return exit_code::kInput;
     return ExitCodeFor(d.outcome.result.verdict);
   } catch (const ReadFailed& e) {
     if (comm.rank() == 0) std::fprintf(stderr, "%s\n", e.message.c_str());

@@ -137,15 +137,21 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
       CertifyExhausted(comm, run, hooks, certified);
     }
     if (comm.rank() != 0) return;
-    const StateStore* set = run.abstract_union();
-    if (!o.dump_abstract.empty()) DumpAbstract(o.dump_abstract, done, abs, *set);
-    if (!certify) return;
-    if (!certified.certificate_note.empty()) {
-      out.certificate_note = certified.certificate_note;
-      return;
+    // A file that cannot be written is said after the report, not thrown: process 0 would leave
+    // the others waiting in the run's last collective.
+    try {
+      const StateStore* set = run.abstract_union();
+      if (!o.dump_abstract.empty()) DumpAbstract(o.dump_abstract, done, abs, *set);
+      if (!certify) return;
+      if (!certified.certificate_note.empty()) {
+        out.certificate_note = certified.certificate_note;
+        return;
+      }
+      if (certified.certificate.empty()) hooks.Write(certified, *set, abs.k());
+      WriteFileAtomically(o.certificate, certified.certificate);
+    } catch (const InputError& e) {
+      out.output_error = e.what();
     }
-    if (certified.certificate.empty()) hooks.Write(certified, *set, abs.k());
-    WriteFileAtomically(o.certificate, certified.certificate);
   };
   out.outcome = Execute(comm, model, property, o, limits, at_end);
   out.threads = model.num_threads();

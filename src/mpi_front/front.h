@@ -62,6 +62,7 @@ struct Described {
   std::vector<run::TraceLine> trace;  // its run, in the kind's words
   nlohmann::json trace_header;        // the kind's fields of a --trace-out file
   std::string certificate_note;       // why a safe verdict's certificate was not written
+  std::string output_error;           // an output file process 0 could not write (file: why)
   // .drb verify, at process 0: druba's report, which main prints as druba does.
   std::optional<run::Report> report;
 };

@@ -38,6 +38,7 @@ run --trace-out folder > out.txt 2> err.txt
 code=$?
 [ $code -eq 2 ] || fail "directory: exit $code"
 grep -q "folder: error: cannot write the file: it is a directory" err.txt || fail "$(cat err.txt)"
+grep -q "^verdict: violation" out.txt || fail "directory: the report was lost: $(cat out.txt)"
 
 echo unrelated > trace.json.tmp
 run --trace-out trace.json > out.txt 2> err.txt
