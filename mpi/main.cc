@@ -64,7 +64,7 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
     nlohmann::json j = {{"verdict", std::string(VerdictName(v.verdict))},
                         {"reason", v.reason},
                         {"proof", std::string(ProofName(v.proof))},
-                        {"command", o.command},
+                        {"command", std::string(run::CommandName(o.command))},
                         {"model", o.model},
                         {"processes", comm.size()},
                         {"threads", d.threads},
@@ -101,7 +101,8 @@ void Print(const Options& o, const distributed::Comm& comm, const Described& d) 
     fmt::print("{}\n", j.dump());
     return;
   }
-  fmt::print("druba-mpi {} {}: {} processes, {}\n", o.command, o.model, comm.size(), d.subject);
+  fmt::print("druba-mpi {} {}: {} processes, {}\n", run::CommandName(o.command), o.model,
+             comm.size(), d.subject);
   fmt::print("verdict: {} ({})\n", VerdictName(v.verdict), v.reason);
   fmt::print("bounds at the end: {} round{}, {} delay{}\n", v.bounds.rounds,
              v.bounds.rounds == 1 ? "" : "s", v.bounds.delays, v.bounds.delays == 1 ? "" : "s");
@@ -158,10 +159,10 @@ void Deliver(const Options& o, const distributed::Comm& comm, Described& d) {
 
 // The options of `command`: those of `druba test` and `druba verify` that the distributed search
 // has, and its own (--batch-bytes, --stepwise).
-void AddOptions(CLI::App& app, const std::string& command, const std::string& what, Options& o) {
-  CLI::App* sub = app.add_subcommand(command, what);
+void AddOptions(CLI::App& app, run::Command command, const std::string& what, Options& o) {
+  CLI::App* sub = app.add_subcommand(std::string(run::CommandName(command)), what);
   sub->callback([&o, command] { o.command = command; });
-  const bool test = command == "test";
+  const bool test = command == run::Command::kTest;
   sub->add_option("model", o.model, "a .pds or .drb model")->required();
   if (test) {
     sub->add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
@@ -215,13 +216,17 @@ void AddOptions(CLI::App& app, const std::string& command, const std::string& wh
                     "for at most this many times the successor calls spent before the test, "
                     "counted as at least 262,144 (default 4; 0: the paper's proof alone)")
         ->check(CLI::NonNegativeNumber);
+    const std::map<std::string, run::UpperBound> bounds = {{"auto", run::UpperBound::kAuto},
+                                                           {"joint", run::UpperBound::kJoint},
+                                                           {"static", run::UpperBound::kStatic},
+                                                           {"off", run::UpperBound::kOff}};
     sub->add_option("--upper-bound", o.upper_bound,
                     "the sandwich proof's O, computed first where druba computes it first (.pds: "
                     "a target or --deadlock, or interchangeable threads; .drb: joint only, "
                     "without deadlock): auto and joint (.pds: pops by the may-lie-below relation "
                     "computed with O; .drb: the all-SAT post), static (.pds), or off (the "
                     "paper's proof alone)")
-        ->check(CLI::IsMember({"auto", "joint", "static", "off"}));
+        ->transform(CLI::CheckedTransformer(bounds));
     sub->add_option_function<std::string>(
            "--symmetric-search",
            [&o](const std::string& value) { o.symmetric_search = value == "on"; },
@@ -247,10 +252,10 @@ int Main(int argc, char** argv) {
   Options o;
   CLI::App app{"druba-mpi: druba's Round-Robin search over the processes of an MPI run"};
   app.require_subcommand(1);
-  AddOptions(app, "test",
+  AddOptions(app, run::Command::kTest,
              "R(rounds, delays): the states reached, by hash over the processes, and any violation",
              o);
-  AddOptions(app, "verify",
+  AddOptions(app, run::Command::kVerify,
              "the sandwich proof where druba computes O first (a target, or interchangeable "
              "threads), else the paper's proof (plateaus and the closure test, then exhaustion "
              "if the test fails), or a violation: as druba verify (.drb: at one thread count, "
@@ -283,7 +288,7 @@ int Main(int argc, char** argv) {
   const std::string& model = o.model;
   const bool pds = model.ends_with(".pds");
   // An option of the other kind is refused, never ignored.
-  const CLI::App& sub = *app.get_subcommand(o.command);
+  const CLI::App& sub = *app.get_subcommand(std::string(run::CommandName(o.command)));
   const auto given = [&sub](const char* name) {
     const CLI::Option* option = sub.get_option_no_throw(name);
     return option != nullptr && option->count() > 0;
@@ -299,9 +304,9 @@ int Main(int argc, char** argv) {
   std::string refused;
   if (!misplaced.empty()) {
     refused = misplaced + " is for " + (pds ? ".drb" : ".pds") + " models";
-  } else if (!pds && o.command == "test" && given("--dump-abstract")) {
+  } else if (!pds && o.command == run::Command::kTest && given("--dump-abstract")) {
     refused = "--dump-abstract: a .drb test has no abstraction (verify has one)";
-  } else if (!pds && o.upper_bound == "static") {
+  } else if (!pds && o.upper_bound == run::UpperBound::kStatic) {
     refused =  // as druba's (front/drb.cc)
         "--upper-bound static: the static relation is for CPDS models (a .drb model's upper "
         "bound is the all-SAT post: --upper-bound joint)";

@@ -66,7 +66,7 @@ void CertifyExhausted(const distributed::Comm& comm, const distributed::Run<cpds
 // may-lie-below relation, relative to O (joint) or to every tuple (static).
 distributed::SandwichKind SandwichOf(const cpds::TopKAbstraction& abs, const cpds::Cpds& cpds,
                                      const Options& o, bool has_target) {
-  const bool joint = o.upper_bound != "static";
+  const bool joint = o.upper_bound != run::UpperBound::kStatic;
   const SandwichSetup setup = cpds::MakeSandwich(abs, joint, has_target || o.deadlock);
   distributed::SandwichKind kind;
   kind.width = abs.width();
@@ -120,7 +120,7 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
     return CheckClosure(abs, set, checks);
   };
-  if (o.upper_bound != "off")
+  if (o.upper_bound != run::UpperBound::kOff)
     property.sandwich = SandwichOf(abs, loaded.cpds, o, loaded.target.has_value());
   // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
   // `druba check` decides.

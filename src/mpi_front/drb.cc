@@ -140,9 +140,7 @@ run::RunOptions DrubaOptions(const Options& o, const predabs::Program& program) 
   options.time_limit_s = o.time_limit_s;
   options.memory_limit_mb = o.memory_limit_mb;
   options.exhaust_share = o.request.exhaust_share;
-  options.upper_bound = o.upper_bound == "joint" ? run::UpperBound::kJoint
-                        : o.upper_bound == "off" ? run::UpperBound::kOff
-                                                 : run::UpperBound::kAuto;
+  options.upper_bound = o.upper_bound;  // static is refused for .drb (mpi/main.cc)
   options.symmetric_search = false;
   return options;
 }
@@ -332,7 +330,7 @@ run::CountRun RunOneCount(DrbSession& session, const CountOrder& order,
     if (order.fixed_count) {
       property.concrete_proof = [&abs](const StateStore& set) { return abs.DeadlockFree(set); };
     }
-  } else if (order.fixed_count && o.upper_bound == "joint") {
+  } else if (order.fixed_count && o.upper_bound == run::UpperBound::kJoint) {
     property.sandwich = SandwichOf(abs);
   }
   distributed::Request request = o.request;
@@ -464,7 +462,7 @@ Described TestDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits)
 }  // namespace
 
 Described RunDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
-  return o.command == "verify" ? VerifyDrb(comm, o, limits) : TestDrb(comm, o, limits);
+  return o.command == run::Command::kVerify ? VerifyDrb(comm, o, limits) : TestDrb(comm, o, limits);
 }
 
 }  // namespace druba::mpi

@@ -20,13 +20,14 @@
 #include "distributed/run.h"
 #include "explore/portable.h"
 #include "predabs/options.h"
+#include "run/options.h"
 #include "run/report.h"
 #include "run/run_count.h"
 
 namespace druba::mpi {
 
 struct Options {
-  std::string command;  // "test" or "verify"
+  run::Command command = run::Command::kVerify;  // test or verify
   std::string model;
   distributed::Request request;
   cpds::CpdsOptions cpds;
@@ -39,10 +40,10 @@ struct Options {
   bool deadlock = false;
   bool json = false;
   std::string trace_out;
-  std::string certificate;           // verify: where a safe verdict's certificate goes
-  std::string dump_abstract;         // verify: where the reached abstract states go
-  std::string upper_bound = "auto";  // verify: the sandwich proof's O (auto, joint, static, off)
-  bool symmetric_search = true;      // verify: its search over orbits
+  std::string certificate;    // verify: where a safe verdict's certificate goes
+  std::string dump_abstract;  // verify: where the reached abstract states go
+  run::UpperBound upper_bound = run::UpperBound::kAuto;  // verify: the sandwich proof's O
+  bool symmetric_search = true;                          // verify: its search over orbits
   bool progress = false;
   double progress_every_s = 2;  // --progress: seconds between lines
   double time_limit_s = 0;
@@ -95,7 +96,7 @@ distributed::Outcome Execute(distributed::Comm& comm, Model& model,
                              const distributed::Property& property, const Options& o,
                              LimitWatch& limits, AtEnd&& at_end) {
   distributed::Run<Model> run(comm, model, property, o.request, limits);
-  distributed::Outcome out = o.command == "verify" ? run.Verify() : run.Test();
+  distributed::Outcome out = o.command == run::Command::kVerify ? run.Verify() : run.Test();
   at_end(out, run);
   return out;
 }
