@@ -47,6 +47,13 @@ inline z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
   return z3::mk_or(options);
 }
 
+// `solver`'s check, interrupted by a signal or the time limit of `limits` (Z3's own timeout can
+// overshoot, and Z3 does not hear signals here).
+inline z3::check_result CheckInterruptibly(z3::solver& solver, LimitWatch* limits) {
+  const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
+  return solver.check();
+}
+
 // One query on `solver` (in a scope of its own), within its time and the limits: a query the time
 // limit cut short stops the check (CheckStopped), it is not undecided. Z3 does not catch SIGINT
 // meanwhile: the signal is the run's to hear. `timeout_set` is the timeout last set on `solver`
@@ -64,11 +71,7 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
   }
   solver.push();
   solver.add(query);
-  z3::check_result result = z3::unknown;
-  {  // a signal or the time limit interrupts the query (Z3's own timeout can overshoot)
-    const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
-    result = solver.check();
-  }
+  const z3::check_result result = CheckInterruptibly(solver, limits);
   solver.pop();
   if (result == z3::unknown) PollLimits(limits);
   return result;
@@ -91,11 +94,7 @@ inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& qu
   const z3::expr_vector assertions = solver.assertions();
   for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);
   fresh.add(query);
-  z3::check_result result = z3::unknown;
-  {
-    const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
-    result = fresh.check();
-  }
+  const z3::check_result result = CheckInterruptibly(fresh, limits);
   if (result == z3::unknown) PollLimits(limits);
   return result;
 }
