@@ -13,6 +13,7 @@
 //   void MoveTo(State&, const ThreadId&, std::uint32_t location);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,10 +49,24 @@ inline z3::expr InSet(z3::context& ctx, const std::vector<z3::expr>& alpha,
 }
 
 // `solver`'s check, interrupted by a signal or the time limit of `limits` (Z3's own timeout can
-// overshoot, and Z3 does not hear signals here).
+// overshoot, and Z3 does not hear signals here). Once interrupted, the check has stopped
+// (CheckStopped), whatever Z3 answered: the interruption may come just after the query ended,
+// and it leaves the context cancelled until its next query (a push then throws "push canceled").
 inline z3::check_result CheckInterruptibly(z3::solver& solver, LimitWatch* limits) {
-  const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx()] { ctx.interrupt(); });
-  return solver.check();
+  std::atomic<bool> interrupted{false};
+  z3::check_result result = z3::unknown;
+  {
+    const CancelGuard cancel = CancelOnStop(limits, [&ctx = solver.ctx(), &interrupted] {
+      interrupted = true;
+      ctx.interrupt();
+    });
+    result = solver.check();
+  }
+  if (interrupted.load()) {
+    PollLimits(limits);  // throws: the canceller fires only when the limits say stop
+    throw CheckStopped{"interrupted"};
+  }
+  return result;
 }
 
 // One query on `solver` (in a scope of its own), within its time and the limits: a query the time

@@ -119,7 +119,8 @@ class Solver {
   // After kUnsat: relation's interpretation applied to `args`.
   virtual Term HornModel(std::uint32_t relation, const std::vector<Term>& args) = 0;
   virtual std::string HornReason() = 0;
-  // From another thread: makes the running (or the next) HornSolve return kUnknown soon.
+  // From another thread: makes the running (or the next) HornSolve, Check or CheckAlone return
+  // kUnknown soon, and every one after it (the solver asks its back end nothing more).
   virtual void Interrupt() = 0;
 
   // Conveniences.

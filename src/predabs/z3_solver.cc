@@ -123,9 +123,18 @@ class Z3Solver final : public Solver {
     SetParameters();
   }
   void WatchLimits(LimitWatch* limits) override { limits_ = limits; }
-  void Push() override { solver_.push(); }
-  void Pop() override { solver_.pop(); }
-  void Assert(Term formula) override { solver_.add(at(formula)); }
+  // Once interrupted, the context may stay cancelled (an interruption just after a query ended
+  // leaves it so until the next query, and a push then throws "push canceled"): the solver asks
+  // Z3 nothing more, and every query is undecided.
+  void Push() override {
+    if (!interrupted_.load()) solver_.push();
+  }
+  void Pop() override {
+    if (!interrupted_.load()) solver_.pop();
+  }
+  void Assert(Term formula) override {
+    if (!interrupted_.load()) solver_.add(at(formula));
+  }
   SatResult Check() override {
     ++checks_;
     return Answer(solver_);
@@ -317,9 +326,14 @@ class Z3Solver final : public Solver {
   SatResult Answer(z3::solver& solver) {
     reason_.clear();
     z3::check_result result = z3::unknown;
-    {  // Z3's own timeout can overshoot, and it does not hear signals (ctrl_c is off)
-      const CancelGuard cancel = CancelOnStop(limits_, [this] { context_.interrupt(); });
+    if (!interrupted_.load()) {  // Z3's own timeout can overshoot; it does not hear signals
+      const CancelGuard cancel = CancelOnStop(limits_, [this] { Interrupt(); });
       result = solver.check();
+    }
+    // Interrupted, even after Z3 answered: the run is stopping (the canceller fires only then).
+    if (interrupted_.load()) {
+      reason_ = "interrupted";
+      return SatResult::kUnknown;
     }
     switch (result) {
       case z3::sat:

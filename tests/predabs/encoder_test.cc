@@ -293,5 +293,26 @@ TEST(PredabsTest, TheSolverTimeoutIsSetOnlyWhenItChanges) {
   EXPECT_EQ(solver->num_parameter_sets(), 2U);
 }
 
+// An interruption that comes just after a query ended (the limits' watching thread fires while
+// the query returns) leaves Z3's context cancelled until its next query, and a push then threw
+// "push canceled": an internal error where the time limit should give `unknown` (the pipeline
+// fuzzer found it on a loaded machine). Every later query is undecided, and nothing throws.
+TEST(PredabsTest, AnInterruptionAfterAQueryLeavesTheSolverUndecidedNotBroken) {
+  auto solver = MakeZ3Solver(5000);
+  const Solver::Term x = solver->FreshInt("x");
+  const Solver::Term positive = solver->Apply(Fn::kLt, {solver->IntValue(0), x});
+  solver->Assert(positive);
+  ASSERT_EQ(solver->Check(), SatResult::kSat);
+  solver->Interrupt();
+  EXPECT_NO_THROW({
+    solver->Push();
+    solver->Assert(solver->Apply(Fn::kLt, {x, solver->IntValue(5)}));
+    EXPECT_EQ(solver->Check(), SatResult::kUnknown);
+    EXPECT_EQ(solver->ReasonUnknown(), "interrupted");
+    solver->Pop();
+    EXPECT_EQ(solver->CheckAlone({positive}), SatResult::kUnknown);
+  });
+}
+
 }  // namespace
 }  // namespace druba::predabs
