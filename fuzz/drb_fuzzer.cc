@@ -10,7 +10,7 @@
 
 #include "common/diagnostics.h"
 #include "drb/parser.h"
-#include "predabs/model.h"
+#include "interp/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

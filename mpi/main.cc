@@ -157,6 +157,68 @@ void Deliver(const Options& o, const distributed::Comm& comm, Described& d) {
   if (!d.output_error.empty()) std::fprintf(stderr, "%s\n", d.output_error.c_str());
 }
 
+// `test`'s own options: the bounds, and how to reach them.
+void AddTestOptions(CLI::App& sub, Options& o) {
+  sub.add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
+  sub.add_option("--delays", o.request.bounds.delays, "delay bound (default 0)");
+  sub.add_flag("--stepwise", o.request.stepwise,
+               "reach the bounds one raise at a time, as verify does");
+}
+
+// `verify`'s options for a .drb model, as druba's.
+void AddDrbVerifyOptions(CLI::App& sub, Options& o) {
+  sub.add_option("--abstraction", o.abstraction,
+                 ".drb: which abstraction block to use (default: the first; without one, "
+                 "every thread's location)");
+  sub.add_option("--solver-timeout", o.solver_timeout_ms,
+                 ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
+                 "(default 20000)");
+  sub.add_option_function<std::string>(
+         "--refine", [&o](const std::string& value) { o.refine = value == "on"; },
+         ".drb: refinement after a round that ended unknown, as druba's (on, the default; off: "
+         "the abstraction as given, and no Horn solver)")
+      ->check(CLI::IsMember({"on", "off"}));
+  const std::map<std::string, predabs::HornUse> uses = {{"both", predabs::HornUse::kBoth},
+                                                        {"proof", predabs::HornUse::kProof},
+                                                        {"atoms", predabs::HornUse::kAtoms},
+                                                        {"off", predabs::HornUse::kOff}};
+  sub.add_option_function<std::string>(
+         "--horn", [&o, uses](const std::string& value) { o.horn = uses.at(value); },
+         ".drb: the Horn solver's invariant at one count, as druba's (both, proof, atoms, off)")
+      ->check(CLI::IsMember({"both", "proof", "atoms", "off"}));
+  sub.add_option("--max-threads", o.max_threads,
+                 ".drb with --threads N..: the largest thread count to try (default 8)");
+}
+
+// `verify`'s options of every kind: the proofs and what a safe verdict writes.
+void AddVerifyOptions(CLI::App& sub, Options& o) {
+  sub.add_option("--certificate", o.certificate,
+                 "a safe verdict's certificate, which `druba check` decides")
+      ->check(front::NotEmpty());
+  sub.add_option("--exhaust-share", o.request.exhaust_share,
+                 "after a failed closure test, the exact search goes on towards exhaustion "
+                 "for at most this many times the successor calls spent before the test, "
+                 "counted as at least 262,144 (default 4; 0: the paper's proof alone)")
+      ->check(CLI::NonNegativeNumber);
+  const std::map<std::string, run::UpperBound> bounds = {{"auto", run::UpperBound::kAuto},
+                                                         {"joint", run::UpperBound::kJoint},
+                                                         {"static", run::UpperBound::kStatic},
+                                                         {"off", run::UpperBound::kOff}};
+  sub.add_option("--upper-bound", o.upper_bound,
+                 "the sandwich proof's O, computed first where druba computes it first (.pds: "
+                 "a target or --deadlock, or interchangeable threads; .drb: joint only, "
+                 "without deadlock): auto and joint (.pds: pops by the may-lie-below relation "
+                 "computed with O; .drb: the all-SAT post), static (.pds), or off (the "
+                 "paper's proof alone)")
+      ->transform(CLI::CheckedTransformer(bounds));
+  sub.add_option_function<std::string>(
+         "--symmetric-search",
+         [&o](const std::string& value) { o.symmetric_search = value == "on"; },
+         ".pds with interchangeable threads: the lower bound by a search over one state per "
+         "orbit (on, the default; its first 4M successor calls, as druba's), or not (off)")
+      ->check(CLI::IsMember({"on", "off"}));
+}
+
 // The options of `command`: those of `druba test` and `druba verify` that the distributed search
 // has, and its own (--batch-bytes, --stepwise).
 void AddOptions(CLI::App& app, run::Command command, const std::string& what, Options& o) {
@@ -165,32 +227,9 @@ void AddOptions(CLI::App& app, run::Command command, const std::string& what, Op
   const bool test = command == run::Command::kTest;
   sub->add_option("model", o.model, "a .pds or .drb model")->required();
   if (test) {
-    sub->add_option("--rounds", o.request.bounds.rounds, "round bound (default 0)");
-    sub->add_option("--delays", o.request.bounds.delays, "delay bound (default 0)");
-    sub->add_flag("--stepwise", o.request.stepwise,
-                  "reach the bounds one raise at a time, as verify does");
+    AddTestOptions(*sub, o);
   } else {
-    sub->add_option("--abstraction", o.abstraction,
-                    ".drb: which abstraction block to use (default: the first; without one, "
-                    "every thread's location)");
-    sub->add_option("--solver-timeout", o.solver_timeout_ms,
-                    ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
-                    "(default 20000)");
-    sub->add_option_function<std::string>(
-           "--refine", [&o](const std::string& value) { o.refine = value == "on"; },
-           ".drb: refinement after a round that ended unknown, as druba's (on, the default; off: "
-           "the abstraction as given, and no Horn solver)")
-        ->check(CLI::IsMember({"on", "off"}));
-    const std::map<std::string, predabs::HornUse> uses = {{"both", predabs::HornUse::kBoth},
-                                                          {"proof", predabs::HornUse::kProof},
-                                                          {"atoms", predabs::HornUse::kAtoms},
-                                                          {"off", predabs::HornUse::kOff}};
-    sub->add_option_function<std::string>(
-           "--horn", [&o, uses](const std::string& value) { o.horn = uses.at(value); },
-           ".drb: the Horn solver's invariant at one count, as druba's (both, proof, atoms, off)")
-        ->check(CLI::IsMember({"both", "proof", "atoms", "off"}));
-    sub->add_option("--max-threads", o.max_threads,
-                    ".drb with --threads N..: the largest thread count to try (default 8)");
+    AddDrbVerifyOptions(*sub, o);
   }
   sub->add_option("--threads", o.threads,
                   ".drb: N threads (default: the file's); verify: N.. for every count from N");
@@ -207,33 +246,7 @@ void AddOptions(CLI::App& app, run::Command command, const std::string& what, Op
   sub->add_option("--trace-out", o.trace_out,
                   "a violation's run, in the format `druba replay` reads")
       ->check(front::NotEmpty());
-  if (!test) {
-    sub->add_option("--certificate", o.certificate,
-                    "a safe verdict's certificate, which `druba check` decides")
-        ->check(front::NotEmpty());
-    sub->add_option("--exhaust-share", o.request.exhaust_share,
-                    "after a failed closure test, the exact search goes on towards exhaustion "
-                    "for at most this many times the successor calls spent before the test, "
-                    "counted as at least 262,144 (default 4; 0: the paper's proof alone)")
-        ->check(CLI::NonNegativeNumber);
-    const std::map<std::string, run::UpperBound> bounds = {{"auto", run::UpperBound::kAuto},
-                                                           {"joint", run::UpperBound::kJoint},
-                                                           {"static", run::UpperBound::kStatic},
-                                                           {"off", run::UpperBound::kOff}};
-    sub->add_option("--upper-bound", o.upper_bound,
-                    "the sandwich proof's O, computed first where druba computes it first (.pds: "
-                    "a target or --deadlock, or interchangeable threads; .drb: joint only, "
-                    "without deadlock): auto and joint (.pds: pops by the may-lie-below relation "
-                    "computed with O; .drb: the all-SAT post), static (.pds), or off (the "
-                    "paper's proof alone)")
-        ->transform(CLI::CheckedTransformer(bounds));
-    sub->add_option_function<std::string>(
-           "--symmetric-search",
-           [&o](const std::string& value) { o.symmetric_search = value == "on"; },
-           ".pds with interchangeable threads: the lower bound by a search over one state per "
-           "orbit (on, the default; its first 4M successor calls, as druba's), or not (off)")
-        ->check(CLI::IsMember({"on", "off"}));
-  }
+  if (!test) AddVerifyOptions(*sub, o);
   sub->add_option("--dump-abstract", o.dump_abstract,
                   "the reached abstract states, one per line, sorted (as druba's; .drb: verify)")
       ->check(front::NotEmpty());
@@ -245,6 +258,48 @@ void AddOptions(CLI::App& app, run::Command command, const std::string& what, Op
       ->check(CLI::PositiveNumber);
   sub->add_option("--time-limit", o.time_limit_s, "seconds; then the verdict is unknown");
   sub->add_option("--memory-limit", o.memory_limit_mb, "MB per process; then unknown");
+}
+
+// The progress line of --progress, on standard error.
+void PrintProgress(Options& o) {
+  o.request.progress_interval_s = o.progress_every_s;
+  o.request.progress = [clock = Stopwatch()](const distributed::ProgressLine& line) {
+    std::uint64_t all = 0;
+    for (const std::uint64_t count : line.counts) all += count;
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("druba-mpi: {:6.1f} s  {}  {} {} (per process: {})  "
+                             "memory per process: {:.0f} MB",
+                             clock.Seconds(), line.phase, all, line.noun,
+                             fmt::join(line.counts, " "), fmt::join(line.memory_mb, " "))
+                     .c_str());
+  };
+}
+
+// A usage error of `sub`'s options for a model of this kind (empty: none): an option of the other
+// kind is refused, never ignored.
+std::string RefusedOption(const CLI::App& sub, const Options& o, bool pds) {
+  const auto given = [&sub](const char* name) {
+    const CLI::Option* option = sub.get_option_no_throw(name);
+    return option != nullptr && option->count() > 0;
+  };
+  std::string misplaced;
+  for (const char* name : {"--top", "--init", "--target", "--spec", "--symmetric-search"}) {
+    if (!pds && given(name)) misplaced = name;
+  }
+  for (const char* name :
+       {"--threads", "--abstraction", "--solver-timeout", "--refine", "--horn", "--max-threads"}) {
+    if (pds && given(name)) misplaced = name;
+  }
+  if (!misplaced.empty()) return misplaced + " is for " + (pds ? ".drb" : ".pds") + " models";
+  if (!pds && o.command == run::Command::kTest && given("--dump-abstract")) {
+    return "--dump-abstract: a .drb test has no abstraction (verify has one)";
+  }
+  if (!pds && o.upper_bound == run::UpperBound::kStatic) {
+    return  // as druba's (front/drb.cc)
+        "--upper-bound static: the static relation is for CPDS models (a .drb model's upper "
+        "bound is the all-SAT post: --upper-bound joint)";
+  }
+  return "";
 }
 
 int Main(int argc, char** argv) {
@@ -268,49 +323,15 @@ int Main(int argc, char** argv) {
     comm.Max(0);
     return code == 0 ? 0 : exit_code::kUsage;
   }
-  if (o.progress) {
-    o.request.progress_interval_s = o.progress_every_s;
-    o.request.progress = [clock = Stopwatch()](const distributed::ProgressLine& line) {
-      std::uint64_t all = 0;
-      for (const std::uint64_t count : line.counts) all += count;
-      std::fprintf(stderr, "%s\n",
-                   fmt::format("druba-mpi: {:6.1f} s  {}  {} {} (per process: {})  "
-                               "memory per process: {:.0f} MB",
-                               clock.Seconds(), line.phase, all, line.noun,
-                               fmt::join(line.counts, " "), fmt::join(line.memory_mb, " "))
-                       .c_str());
-    };
-  }
+  if (o.progress) PrintProgress(o);
   o.request.gather_answer = !o.certificate.empty() || !o.dump_abstract.empty();
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   LimitWatch limits({o.time_limit_s, o.memory_limit_mb}, &g_interrupted);
   const std::string& model = o.model;
   const bool pds = model.ends_with(".pds");
-  // An option of the other kind is refused, never ignored.
-  const CLI::App& sub = *app.get_subcommand(std::string(run::CommandName(o.command)));
-  const auto given = [&sub](const char* name) {
-    const CLI::Option* option = sub.get_option_no_throw(name);
-    return option != nullptr && option->count() > 0;
-  };
-  std::string misplaced;
-  for (const char* name : {"--top", "--init", "--target", "--spec", "--symmetric-search"}) {
-    if (!pds && given(name)) misplaced = name;
-  }
-  for (const char* name :
-       {"--threads", "--abstraction", "--solver-timeout", "--refine", "--horn", "--max-threads"}) {
-    if (pds && given(name)) misplaced = name;
-  }
-  std::string refused;
-  if (!misplaced.empty()) {
-    refused = misplaced + " is for " + (pds ? ".drb" : ".pds") + " models";
-  } else if (!pds && o.command == run::Command::kTest && given("--dump-abstract")) {
-    refused = "--dump-abstract: a .drb test has no abstraction (verify has one)";
-  } else if (!pds && o.upper_bound == run::UpperBound::kStatic) {
-    refused =  // as druba's (front/drb.cc)
-        "--upper-bound static: the static relation is for CPDS models (a .drb model's upper "
-        "bound is the all-SAT post: --upper-bound joint)";
-  }
+  const std::string refused =
+      RefusedOption(*app.get_subcommand(std::string(run::CommandName(o.command))), o, pds);
   if (!refused.empty()) {
     if (comm.rank() == 0) std::fprintf(stderr, "druba-mpi: %s\n", refused.c_str());
     comm.Max(0);

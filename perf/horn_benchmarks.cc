@@ -1,4 +1,4 @@
-// The Horn solver's two encodings (predabs/horn.h) on programs whose invariant needs the
+// The Horn solver's two encodings (invariants/horn.h) on programs whose invariant needs the
 // solver: one relation per location tuple against one relation with the locations as
 // arguments, at growing thread counts. Items are location tuples. Run:
 // build/perf/druba_horn_benchmarks (a run the solver leaves undecided within 60 s is reported
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "common/files.h"
-#include "predabs/horn.h"
-#include "predabs/program.h"
+#include "interp/program.h"
+#include "invariants/horn.h"
 
 namespace druba::predabs {
 namespace {

@@ -1,4 +1,5 @@
-# Certifies a `safe` and checks the certificate with the independent checker (`druba check`).
+# Certifies a `safe` and checks the certificate with the independent checker (`druba check`, and
+# `druba-check` beside it, which must answer alike).
 #   cmake -DDRUBA=<druba> -DMODEL=<.pds or .drb> -DWORKDIR=<dir> [-DARGS=a@@b] [-DINPUT=a@@b]
 #         [-DSTDOUT=<regex verify's JSON must match>]
 #         [-DMUTATE=drop-state|drop-pair|flip|edit|deadlock-on|replace] [-DFROM=.. -DTO=..]
@@ -91,6 +92,20 @@ endif()
 execute_process(COMMAND "${DRUBA}" check "${model}" ${INPUT} --certificate "${cert}"
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(TIMESTAMP t2 "%s%f")
+# druba-check, the checker as a program of its own (built beside druba), must answer alike: the
+# same exit code and the same verdict with the same condition (the example may name another
+# state). Not on the PLDI'18 files: their checks are the suite's longest, and the same code runs.
+get_filename_component(bin "${DRUBA}" DIRECTORY)
+if(EXISTS "${bin}/druba-check" AND NOT MODEL MATCHES "/benchmarks/")
+  execute_process(COMMAND "${bin}/druba-check" "${model}" ${INPUT} --certificate "${cert}"
+                  RESULT_VARIABLE alone_code OUTPUT_VARIABLE alone_out ERROR_VARIABLE alone_err)
+  string(REGEX MATCH "^certificate [a-z]+(: [a-z ()]+)?" verdict "${out}")
+  string(REGEX MATCH "^certificate [a-z]+(: [a-z ()]+)?" alone_verdict "${alone_out}")
+  if(NOT alone_code EQUAL code OR NOT alone_verdict STREQUAL verdict)
+    message(FATAL_ERROR "druba check and druba-check differ: exit ${code} and ${alone_code}\n"
+                        "${out}${err}\n${alone_out}${alone_err}")
+  endif()
+endif()
 math(EXPR verify_ms "(${t1} - ${t0}) / 1000")
 math(EXPR check_ms "(${t2} - ${t1}) / 1000")
 file(SIZE "${cert}" bytes)

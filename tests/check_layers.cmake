@@ -5,7 +5,7 @@
 #   cmake -DROOT=<source dir> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
 file(GLOB folders LIST_DIRECTORIES true "${ROOT}/src/*")
-list(APPEND folders "${ROOT}/cli" "${ROOT}/mpi")
+list(APPEND folders "${ROOT}/cli" "${ROOT}/checker" "${ROOT}/mpi")
 set(problems "")
 foreach(folder ${folders})
   if(NOT IS_DIRECTORY "${folder}")

@@ -80,7 +80,8 @@ class AbstractTracker {
   // A property of concrete states the abstraction does not decide: checked on every new program
   // state (true: it violates), beside the abstraction's own.
   void CheckConcrete(std::function<bool(StateView)> violates) { concrete_ = std::move(violates); }
-  // While held, new states pass unseen (abstraction/replay.h shows them later, within bounds).
+  // While held, new states pass unseen (abstraction/search_replay.h shows them later, within
+  // bounds).
   void Hold(bool held) { held_ = held; }
 
  private:

@@ -3,7 +3,7 @@
 // explore/free_search.h), for a model whose threads are interchangeable and a property and an
 // abstraction given each stored form's orbit (OrbitViews: all of it, or for an abstraction that
 // the permutations fixing thread 0 do not change, one state per thread). A symmetric .drb program
-// at one thread count (predabs/run_hooks.h says when).
+// at one thread count (strategy/run_hooks.h says when).
 //
 // Why it is sound. Every state it stores is reachable, and when it has expanded every state it
 // stored, every reachable state is a permutation of one of them (free_search.h). "Some thread

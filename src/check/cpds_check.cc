@@ -132,8 +132,10 @@ bool MatchesTarget(const cpds::TargetPattern& p, const Config& s, const Claims& 
     const cpds::Stack& want = *p.stacks[t];  // the top symbols, bottom to top
     const Word* slots = c.Slots(s, t);
     if (want.empty() && slots[0] != kNone) return false;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      if (i >= c.k || slots[i] != want[want.size() - 1 - i]) return false;
+    // Symbols deeper than the certificate's K are not in its states: the stack may hold them, so
+    // a state whose K slots match is a target (a target deeper than K was read as never met).
+    for (std::size_t i = 0; i < want.size() && i < c.k; ++i) {
+      if (slots[i] != want[want.size() - 1 - i]) return false;
     }
   }
   return true;
@@ -322,6 +324,7 @@ CheckResult CheckCpdsCertificate(const JsonValue& certificate, const std::string
     return Invalid(std::move(r), std::move(what), std::move(example));
   };
   try {
+    PollLimits(limits);  // a signal or a limit before the first condition: nothing is decided
     return CheckClaims(doc, digest, cpds, init, target, limits, r, fail);
   } catch (const CheckStopped& stopped) {
     r.stopped = stopped.reason;

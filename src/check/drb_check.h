@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "check/cpds_check.h"
+#include "check/result.h"
 #include "common/json_reader.h"
 
 namespace druba::check {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "check/cpds_check.h"
+#include "check/result.h"
 #include "drb/ast.h"
 
 namespace druba::check {

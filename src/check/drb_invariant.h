@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "check/cpds_check.h"
 #include "check/drb_check.h"
+#include "check/result.h"
 #include "common/json_reader.h"
 
 namespace druba::check {

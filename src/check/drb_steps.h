@@ -23,7 +23,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "check/cpds_check.h"
+#include "check/result.h"
 #include "drb/ast.h"
 
 namespace druba::check {

@@ -4,31 +4,32 @@
 
 #include <string>
 
-#include "check/cpds_check.h"
+#include "check/request.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
 #include "run/front_end.h"
 
 namespace druba::front {
 
-inline run::Outcome CheckAnswer(const check::CheckResult& r) {
-  std::string passed;
-  for (const std::string& p : r.passed) passed += (passed.empty() ? "" : ", ") + p;
-  if (!r.stopped.empty()) {
-    std::string text = "certificate unknown: the check was stopped (" + r.stopped +
-                       ") before it decided every condition; nothing is claimed\n";
-    if (!passed.empty()) text += "checked before it: " + passed + "\n";
-    return {run::Outcome::Kind::kCheckStopped, std::nullopt, text, {}};
-  }
-  if (r.valid) {
-    return {run::Outcome::Kind::kCertificateValid,
-            std::nullopt,
-            "certificate valid: " + passed + "\n",
-            {}};
-  }
-  std::string text = "certificate invalid: " + r.failed + ": " + r.example + "\n";
-  if (!passed.empty()) text += "checked before it: " + passed + "\n";
-  return {run::Outcome::Kind::kCertificateInvalid, std::nullopt, text, {}};
+inline run::Outcome CheckAnswer(const check::CheckAnswer& answer) {
+  const check::CheckResult& r = answer.result;
+  const run::Outcome::Kind kind = answer.kind == check::CheckAnswer::Kind::kDisagrees
+                                      ? run::Outcome::Kind::kCertificateInvalid
+                                  : !r.stopped.empty() ? run::Outcome::Kind::kCheckStopped
+                                  : r.valid            ? run::Outcome::Kind::kCertificateValid
+                                                       : run::Outcome::Kind::kCertificateInvalid;
+  return {kind, std::nullopt, check::AnswerText(answer), {}};
+}
+
+// The request of `druba check` as the checker takes it (the kind adds its own options).
+inline check::CheckRequest CheckRequestOf(const run::RunOptions& request, const run::Sinks& sinks) {
+  check::CheckRequest asked;
+  asked.model = request.model;
+  asked.certificate = request.certificate;
+  asked.deadlock = request.deadlock;
+  asked.limits = {request.time_limit_s, request.memory_limit_mb};
+  asked.interrupted = sinks.interrupted;
+  return asked;
 }
 
 // The line of `druba replay` that confirms a violation.

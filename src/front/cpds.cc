@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "check/cpds_check.h"
+#include "check/request.h"
 #include "common/diagnostics.h"
 #include "common/digest.h"
 #include "common/files.h"
@@ -26,25 +26,7 @@
 namespace druba::front {
 
 LoadedCpds LoadCpds(const std::string& path, const cpds::CpdsOptions& options) {
-  LoadedCpds out;
-  const std::string pds_text = ReadFile(path);
-  out.cpds = cpds::ParsePds(pds_text, path, &out.warnings);
-  const std::string init_path =
-      options.init.empty() ? std::filesystem::path(path).replace_extension(".init").string()
-                           : options.init;
-  const std::string init_text = ReadFile(init_path);
-  out.init = cpds::ParseInit(init_text, init_path, out.cpds);
-  std::string target_source;
-  if (!options.spec.empty()) {
-    target_source = ReadFile(options.spec);
-    out.target = cpds::ParseTarget(target_source, options.spec, out.cpds);
-    out.target_text = options.spec;
-  } else if (!options.target.empty()) {
-    target_source = options.target;
-    out.target = cpds::ParseTarget(options.target, "--target", out.cpds);
-    out.target_text = options.target;
-  }
-  out.digest = ContentDigest({pds_text, init_text, target_source});
+  LoadedCpds out = cpds::ReadModelFiles(path, options.init, options.spec, options.target);
   if (out.target) {
     const std::string problem = cpds::TopKAbstraction::CheckTarget(*out.target, options.top);
     if (!problem.empty()) {
@@ -92,22 +74,15 @@ run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
                          done.reached + " (target " + loaded.target_text + ")\n");
 }
 
-// `druba check`: the certificate against the model, by the independent checker (src/check).
+// `druba check`: the certificate against the model, by the independent checker (src/check), which
+// reads the model itself.
 run::Outcome Check(const RunOptions& request, const CpdsOptions& options, const run::Sinks& sinks) {
-  const LoadedCpds loaded = LoadCpds(request.model, options);
-  const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
-  // An exhaustion proof is certified at the depth that makes the abstraction exact, not at --top.
-  const bool exact_depth = doc.Has("proof") && doc.At("proof").AsString() == "exhausted";
-  if (options.top_given && !exact_depth && doc.At("k").AsUInt() != options.top) {
-    return run::OptionDisagrees("--top " + std::to_string(options.top),
-                                "for K = " + std::to_string(doc.At("k").AsUInt()));
-  }
-  if (request.deadlock && !doc.At("deadlock").AsBool()) {
-    return run::OptionDisagrees("--deadlock", "not one of deadlock freedom");
-  }
-  LimitWatch limits({request.time_limit_s, request.memory_limit_mb}, sinks.interrupted);
-  return CheckAnswer(check::CheckCpdsCertificate(doc, loaded.digest, loaded.cpds, loaded.init,
-                                                 loaded.target, &limits));
+  check::CheckRequest asked = CheckRequestOf(request, sinks);
+  if (options.top_given) asked.top = options.top;
+  asked.init = options.init;
+  asked.spec = options.spec;
+  asked.target = options.target;
+  return CheckAnswer(check::CheckModelCertificate(asked));
 }
 
 // `druba verify` and `test`: load, run, report.

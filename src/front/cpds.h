@@ -9,20 +9,14 @@
 #include "common/diagnostics.h"
 #include "cpds/cpds.h"
 #include "cpds/options.h"
+#include "cpds/reader.h"
 #include "run/front_end.h"
 
 namespace druba::front {
 
-// A CPDS model as read from its files: the .pds, the initial state (--init, else the model's name
-// with .init) and the target (--spec or --target), checked against the abstraction depth --top.
-struct LoadedCpds {
-  cpds::Cpds cpds;
-  cpds::InitialState init;
-  std::optional<cpds::TargetPattern> target;
-  std::string target_text;
-  std::string digest;  // of the model, initial state and target texts (certificates)
-  Warnings warnings;
-};
+// A CPDS model as read from its files (cpds::ReadModelFiles), its target checked against the
+// abstraction depth --top.
+using LoadedCpds = cpds::ModelFiles;
 // Throws InputError (file, line and column) for what cannot be read.
 LoadedCpds LoadCpds(const std::string& path, const cpds::CpdsOptions& options);
 

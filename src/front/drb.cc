@@ -5,16 +5,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "check/drb_check.h"
-#include "check/drb_explicit.h"
-#include "check/drb_invariant.h"
+#include "check/request.h"
 #include "common/digest.h"
 #include "common/files.h"
 #include "common/json_reader.h"
 #include "drb/parser.h"
 #include "front/answer.h"
-#include "predabs/replay.h"
-#include "predabs/verify.h"
+#include "interp/replay.h"
+#include "strategy/verify.h"
 
 namespace druba::front {
 namespace {
@@ -35,37 +33,12 @@ run::Outcome Replay(const RunOptions& request, const drb::Program& program,
                          done.reached + "\n");
 }
 
-// `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check).
-run::Outcome Check(const RunOptions& request, const DrbOptions& options, const std::string& source,
-                   const run::Sinks& sinks) {
-  const JsonValue doc = ParseJson(ReadFile(request.certificate), request.certificate);
-  const std::string kind =
-      doc.Has("kind") && doc.At("kind").kind == JsonValue::Kind::kString ? doc.At("kind").text : "";
-  if (!options.threads.empty()) {
-    const bool every = doc.Has("every_count") && doc.At("every_count").AsBool();
-    const std::string count = std::to_string(doc.At("threads").AsUInt());
-    // A certificate for every count from N covers --threads N too (a fixed-count run proved by
-    // invariants for every count writes one): the checker decides the larger claim.
-    if (count + (every ? ".." : "") != options.threads && !(every && count == options.threads)) {
-      return run::OptionDisagrees(
-          "--threads " + options.threads,
-          every ? "for every thread count from " + count : "for " + count + " threads");
-    }
-  }
-  if (request.deadlock && !doc.At("deadlock").AsBool()) {
-    return run::OptionDisagrees("--deadlock", "not one of deadlock freedom");
-  }
-  const std::string digest = ContentDigest({source});
-  LimitWatch limits({request.time_limit_s, request.memory_limit_mb}, sinks.interrupted);
-  if (kind == "drb explicit") {
-    return CheckAnswer(
-        check::CheckDrbExplicitCertificate(doc, digest, source, request.model, &limits));
-  }
-  if (kind == "drb invariant") {
-    return CheckAnswer(
-        check::CheckDrbInvariantCertificate(doc, digest, source, request.model, &limits));
-  }
-  return CheckAnswer(check::CheckDrbCertificate(doc, digest, source, request.model, &limits));
+// `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check), which reads
+// the model itself.
+run::Outcome Check(const RunOptions& request, const DrbOptions& options, const run::Sinks& sinks) {
+  check::CheckRequest asked = CheckRequestOf(request, sinks);
+  asked.threads = options.threads;
+  return CheckAnswer(check::CheckModelCertificate(asked));
 }
 
 }  // namespace
@@ -148,12 +121,12 @@ std::string DrbFrontEnd::CheckUsage(const RunOptions& request) const {
 }
 
 run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks) {
+  if (request.command == run::Command::kCheck) return Check(request, options_, sinks);
   const std::string source = ReadFile(request.model);
   const drb::Program program = drb::ParseProgram(source, request.model);
   RunOptions options = request;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`
   if (options.command == run::Command::kReplay) return Replay(options, program, source);
-  if (options.command == run::Command::kCheck) return Check(options, options_, source, sinks);
   LimitWatch limits({options.time_limit_s, options.memory_limit_mb}, sinks.interrupted);
   const predabs::SolverLog solver_log = sinks.solver_log;
   const predabs::SolverLog refine_log = sinks.refine_log;

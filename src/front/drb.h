@@ -1,5 +1,5 @@
-// The `.drb` program kind as the command line sees it: its options (predabs/options.h) and its
-// runs (verify and test through predabs/verify.h, replay, check), each ending in an outcome the
+// The `.drb` program kind as the command line sees it: its options (strategy/options.h) and its
+// runs (verify and test through strategy/verify.h, replay, check), each ending in an outcome the
 // command line prints.
 #pragma once
 
@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "predabs/options.h"
 #include "run/front_end.h"
+#include "strategy/options.h"
 
 namespace CLI {
 class Option;

@@ -1,5 +1,5 @@
 // druba-mpi's `.drb` front end. `test`: the concrete search alone, at one thread count. `verify`:
-// druba's strategy (predabs/strategy.h: refinement, the Horn solver, the invariants read off
+// druba's strategy (strategy/strategy.h: refinement, the Horn solver, the invariants read off
 // finite instances, every thread count) runs at process 0, and each count's run is the
 // distributed one: process 0 sends every process the count and the abstraction as a block
 // (CountOrder), and all run it together (RunOneCount). The paper's proof with its closure test
@@ -26,16 +26,16 @@
 #include "common/digest.h"
 #include "common/files.h"
 #include "drb/parser.h"
+#include "interp/model.h"
 #include "mpi_front/front.h"
-#include "predabs/certificate.h"
-#include "predabs/describer.h"
-#include "predabs/model.h"
 #include "predabs/predicate_abstraction.h"
-#include "predabs/refine.h"
-#include "predabs/run_hooks.h"
-#include "predabs/strategy.h"
-#include "predabs/thread_counts.h"
-#include "predabs/verify.h"
+#include "predabs/report_words.h"
+#include "refine/refine.h"
+#include "strategy/certificate.h"
+#include "strategy/run_hooks.h"
+#include "strategy/strategy.h"
+#include "strategy/thread_counts.h"
+#include "strategy/verify.h"
 
 namespace druba::mpi {
 namespace {

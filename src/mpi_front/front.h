@@ -19,10 +19,10 @@
 #include "cpds/options.h"
 #include "distributed/run.h"
 #include "explore/portable.h"
-#include "predabs/options.h"
 #include "run/options.h"
 #include "run/report.h"
 #include "run/run_count.h"
+#include "strategy/options.h"
 
 namespace druba::mpi {
 

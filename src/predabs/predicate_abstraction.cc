@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "common/resources.h"
-#include "predabs/encoder.h"
-#include "predabs/solver.h"
+#include "smt/encoder.h"
+#include "smt/solver.h"
 
 namespace druba::predabs {
 

@@ -41,8 +41,8 @@
 #include "abstraction/abstraction.h"
 #include "common/resources.h"
 #include "explore/state_store.h"
-#include "predabs/model.h"
-#include "predabs/solver.h"
+#include "interp/model.h"
+#include "smt/solver.h"
 
 namespace druba::predabs {
 

@@ -49,10 +49,6 @@ struct Outcome {
   std::vector<std::string> warnings;  // for standard error, before the report
 };
 
-// `druba check` given a model option of `verify` (--threads, --top, --deadlock) that the
-// certificate does not agree with: invalid, naming both.
-Outcome OptionDisagrees(const std::string& option, const std::string& certificate);
-
 class FrontEnd {
  public:
   virtual ~FrontEnd() = default;

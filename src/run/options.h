@@ -1,6 +1,6 @@
 // The kind-free request of one `druba verify`, `test`, `replay` or `check` run (STYLE.md 10:
 // plain structs, no globals): the command line parses into it, and src/run and every model kind
-// read it. A kind's own options are a struct of the kind's (cpds/options.h, predabs/options.h).
+// read it. A kind's own options are a struct of the kind's (cpds/options.h, strategy/options.h).
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,7 @@
 #include "explore/canonical.h"
 #include "explore/portable.h"
 #include "explore/state_store.h"
-#include "predabs/model.h"
+#include "interp/model.h"
 
 namespace druba {
 namespace {

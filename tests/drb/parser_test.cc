@@ -13,7 +13,7 @@
 
 #include "common/files.h"
 #include "drb/parser.h"
-#include "predabs/model.h"
+#include "interp/model.h"
 
 namespace druba::predabs {
 namespace {

@@ -17,9 +17,9 @@
 #include "abstraction/driver.h"
 #include "explore/free_search.h"
 #include "explore/state_store.h"
-#include "predabs/encoder.h"
-#include "predabs/model.h"
+#include "interp/model.h"
 #include "predabs/predicate_abstraction.h"
+#include "smt/encoder.h"
 #include "support/random_drb.h"
 
 namespace druba::predabs {

@@ -1,14 +1,14 @@
 // Unit tests of the candidates that block counterexamples to induction
-// (predabs/cube_candidates.h): a state's cube over a pair of threads, generalized while no
+// (invariants/cube_candidates.h): a state's cube over a pair of threads, generalized while no
 // explored state matches it, as `.drb` text.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "predabs/cube_candidates.h"
-#include "predabs/instance_candidates.h"
-#include "predabs/program.h"
+#include "interp/program.h"
+#include "invariants/cube_candidates.h"
+#include "invariants/instance_candidates.h"
 
 namespace druba::predabs {
 namespace {

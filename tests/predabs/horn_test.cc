@@ -1,5 +1,5 @@
-// Differential tests of the Horn solver's part (predabs/horn.h, predabs/invariant.h): the shipped
-// loop (predabs::Verify) on random programs against brute force, every invariant proof's
+// Differential tests of the Horn solver's part (invariants/horn.h, invariants/invariant.h): the
+// shipped loop (predabs::Verify) on random programs against brute force, every invariant proof's
 // certificate decided by the independent checker, and the reading of the solver's answer.
 #include <algorithm>
 #include <cstdio>
@@ -13,14 +13,14 @@
 
 #include "check/drb_invariant.h"
 #include "common/json_reader.h"
+#include "interp/model.h"
+#include "interp/program.h"
+#include "interp/residues.h"
+#include "invariants/horn.h"
+#include "invariants/invariant.h"
 #include "predabs/brute_force.h"
-#include "predabs/horn.h"
-#include "predabs/invariant.h"
-#include "predabs/model.h"
-#include "predabs/program.h"
-#include "predabs/residues.h"
-#include "predabs/strategy.h"
-#include "predabs/thread_counts.h"
+#include "strategy/strategy.h"
+#include "strategy/thread_counts.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
 
@@ -289,7 +289,7 @@ std::string ResidueProgram(std::mt19937& rng, std::uint32_t n) {
   return out + "  s5: goto s0;\n}\n";
 }
 
-// The copy with residue ghosts (predabs/residues.h): within a bounded breadth-first search, each
+// The copy with residue ghosts (interp/residues.h): within a bounded breadth-first search, each
 // layer has as many states as the program's and as many with a failed thread, and every ghost
 // equals its variable's residue in every state, from every thread's point of view.
 TEST(HornTest, ResidueGhostsFollowTheirVariables) {

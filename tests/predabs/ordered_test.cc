@@ -1,6 +1,6 @@
-// Differential test of the invariants from finite instances (predabs/ordered_invariant.h): random
-// programs whose threads compare ids, claimed for every thread count >= 2, against brute force at
-// 2..5 threads, and their certificates against the checker's own encoding.
+// Differential test of the invariants from finite instances (invariants/ordered_invariant.h):
+// random programs whose threads compare ids, claimed for every thread count >= 2, against brute
+// force at 2..5 threads, and their certificates against the checker's own encoding.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -12,9 +12,9 @@
 #include "check/drb_check.h"
 #include "common/files.h"
 #include "common/json_reader.h"
-#include "predabs/model.h"
-#include "predabs/ordered_invariant.h"
-#include "predabs/program.h"
+#include "interp/model.h"
+#include "interp/program.h"
+#include "invariants/ordered_invariant.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
 

@@ -16,8 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "predabs/model.h"
-#include "predabs/program.h"
+#include "interp/model.h"
+#include "interp/program.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
 

@@ -1,6 +1,6 @@
 // Unit tests of the candidates read off the finite instances for programs that count threads by
-// rank (predabs/rank_candidates.h, predabs/instance_candidates.h): the filter lock for N, whose
-// levels grow with the thread count, against Szymanski's, whose flags do not.
+// rank (invariants/rank_candidates.h, invariants/instance_candidates.h): the filter lock for N,
+// whose levels grow with the thread count, against Szymanski's, whose flags do not.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "common/files.h"
-#include "predabs/instance_candidates.h"
-#include "predabs/program.h"
+#include "interp/program.h"
+#include "invariants/instance_candidates.h"
 
 namespace druba::predabs {
 namespace {

@@ -20,19 +20,19 @@
 #include "check/drb_explicit.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "interp/model.h"
+#include "interp/program.h"
 #include "predabs/brute_force.h"
-#include "predabs/certificate.h"
-#include "predabs/describer.h"
-#include "predabs/encoder.h"
-#include "predabs/model.h"
-#include "predabs/preconditions.h"
 #include "predabs/predicate_abstraction.h"
-#include "predabs/program.h"
-#include "predabs/refine.h"
-#include "predabs/run_hooks.h"
-#include "predabs/solver.h"
-#include "predabs/strategy.h"
-#include "predabs/thread_counts.h"
+#include "predabs/report_words.h"
+#include "refine/preconditions.h"
+#include "refine/refine.h"
+#include "smt/encoder.h"
+#include "smt/solver.h"
+#include "strategy/certificate.h"
+#include "strategy/run_hooks.h"
+#include "strategy/strategy.h"
+#include "strategy/thread_counts.h"
 #include "support/random_drb.h"
 #include "support/sweep.h"
 
@@ -60,7 +60,7 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
     const bool fails = std::any_of(reachable.begin(), reachable.end(), [&](const auto& s) {
       return brute_model.AnyThreadFailed(StateView(s));
     });
-    // The loop `druba verify` runs (predabs/strategy.h), each round the paper's algorithm alone.
+    // The loop `druba verify` runs (strategy/strategy.h), each round the paper's algorithm alone.
     run::RunOptions options;
     options.exhaust_share = 0;
     DrbOptions drb;
@@ -278,7 +278,7 @@ TEST(PredabsTest, RefinementCandidatesIncludeRangesAndDifferences) {
   EXPECT_EQ(count("tail - head == 5"), 0);
 }
 
-// Preconditions through one statement (predabs/preconditions.h): per path, the predicates and
+// Preconditions through one statement (refine/preconditions.h): per path, the predicates and
 // the assertions with the path's writes substituted; nothing through what substitution cannot
 // follow.
 TEST(PredabsTest, PreconditionsFollowEachPath) {

@@ -91,13 +91,5 @@ TEST(ReportTest, OutputFilesComeFromTheReport) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(ReportTest, ADisagreeingOptionIsAnInvalidCertificate) {
-  const Outcome o = OptionDisagrees("--threads 3", "for 2 threads");
-  EXPECT_EQ(o.kind, Outcome::Kind::kCertificateInvalid);
-  EXPECT_EQ(o.text,
-            "certificate invalid: options: --threads 3, but the certificate is for 2 "
-            "threads\n");
-}
-
 }  // namespace
 }  // namespace druba::run

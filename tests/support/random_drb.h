@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "explore/state_store.h"
-#include "predabs/model.h"
+#include "interp/model.h"
 
 namespace druba::predabs {
 
