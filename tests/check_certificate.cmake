@@ -93,14 +93,15 @@ execute_process(COMMAND "${DRUBA}" check "${model}" ${INPUT} --certificate "${ce
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(TIMESTAMP t2 "%s%f")
 # druba-check, the checker as a program of its own (built beside druba), must answer alike: the
-# same exit code and the same verdict with the same condition (the example may name another
-# state). Not on the PLDI'18 files: their checks are the suite's longest, and the same code runs.
+# same exit code and the same first line (the verdict, the condition and its example: the checkers
+# walk the certificate's states in a fixed order). Not on the PLDI'18 files: their checks are the
+# suite's longest, and the same code runs.
 get_filename_component(bin "${DRUBA}" DIRECTORY)
 if(EXISTS "${bin}/druba-check" AND NOT MODEL MATCHES "/benchmarks/")
   execute_process(COMMAND "${bin}/druba-check" "${model}" ${INPUT} --certificate "${cert}"
                   RESULT_VARIABLE alone_code OUTPUT_VARIABLE alone_out ERROR_VARIABLE alone_err)
-  string(REGEX MATCH "^certificate [a-z]+(: [a-z ()]+)?" verdict "${out}")
-  string(REGEX MATCH "^certificate [a-z]+(: [a-z ()]+)?" alone_verdict "${alone_out}")
+  string(REGEX MATCH "^[^\n]*" verdict "${out}")
+  string(REGEX MATCH "^[^\n]*" alone_verdict "${alone_out}")
   if(NOT alone_code EQUAL code OR NOT alone_verdict STREQUAL verdict)
     message(FATAL_ERROR "druba check and druba-check differ: exit ${code} and ${alone_code}\n"
                         "${out}${err}\n${alone_out}${alone_err}")

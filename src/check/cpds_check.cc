@@ -1,5 +1,6 @@
 #include "check/cpds_check.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,8 @@ struct Claims {
   std::uint32_t k = 1;
   std::uint32_t n = 0;
   absl::flat_hash_set<Config> states;
+  std::vector<Config> listed;  // the same, in the certificate's order: the checks walk it, so that
+                               // the example a failure names is the same at every run
   // Top(t, g, x) -> the ys; Deep(t, u) -> the vs.
   absl::flat_hash_map<std::array<Word, 3>, absl::flat_hash_set<Word>> top;
   absl::flat_hash_map<std::array<Word, 2>, absl::flat_hash_set<Word>> deep;
@@ -74,7 +77,7 @@ Claims Read(const JsonValue& doc, std::uint32_t n) {
     for (std::uint32_t t = 0; t < n; ++t) {
       if (c.Slots(s, t)[0] != kNone) c.visible.insert({t, s[0], c.Slots(s, t)[0]});
     }
-    c.states.insert(std::move(s));
+    if (c.states.insert(s).second) c.listed.push_back(std::move(s));
   }
   for (const JsonValue& row : doc.At("below_top").Items()) {
     const std::span<const std::int64_t> f = row.Integers();
@@ -209,9 +212,14 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
       if (!miss.empty()) return miss;
     }
   }
+  // In sorted order, so that the fact a failure names is the same at every run.
+  std::vector<std::array<Word, 4>> facts;
   for (const auto& [key, ys] : c.top) {
-    const auto [t, g, x] = key;
-    for (const Word y : ys) {
+    for (const Word y : ys) facts.push_back({key[0], key[1], key[2], y});
+  }
+  std::sort(facts.begin(), facts.end());
+  for (const auto& [t, g, x, y] : facts) {
+    {
       for (const Rule* rule : rules.At(t, g, x)) {  // (O), (P), (Q)
         const Rule& r = *rule;
         std::string miss;
@@ -233,7 +241,7 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
       }
     }
   }
-  for (const Config& s : c.states) {  // (E): another thread's step changes the shared state
+  for (const Config& s : c.listed) {  // (E): another thread's step changes the shared state
     for (std::uint32_t t = 0; t < c.n; ++t) {
       const Word x = c.Slots(s, t)[0];
       const auto it = c.top.find(std::array<Word, 3>{t, s[0], x});
@@ -279,7 +287,7 @@ CheckResult CheckClaims(const JsonValue& doc, const std::string& digest, const c
   if (!c.states.contains(initial))
     return fail("initial", ConfigText(initial) + " is not in the set");
   r.passed.push_back(fmt::format("initial ({} threads)", n));
-  for (const Config& s : c.states) {
+  for (const Config& s : c.listed) {
     PollLimits(limits, false);
     if (target && MatchesTarget(*target, s, c))
       return fail("property", ConfigText(s) + " is a target");
@@ -291,7 +299,7 @@ CheckResult CheckClaims(const JsonValue& doc, const std::string& digest, const c
     return fail("relation", miss);
   }
   r.passed.emplace_back("relation");
-  for (const Config& s : c.states) {
+  for (const Config& s : c.listed) {
     PollLimits(limits, false);
     for (std::uint32_t t = 0; t < n; ++t) {
       for (const Rule* enabled : rules.Enabled(s, c, t)) {

@@ -433,7 +433,10 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
                    "the initial state " + Text(m.Initial()) + " is not in the set");
   }
   r.passed.push_back(fmt::format("initial ({} threads)", n));
-  for (const Row& s : set) {
+  // Walked in sorted order, so that the state a failure names is the same at every run.
+  std::vector<Row> sorted(set.begin(), set.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (const Row& s : sorted) {
     if (limits != nullptr && limits->Poll()) {
       r.stopped = *limits->Poll();
       return r;
