@@ -171,9 +171,8 @@ void AddVerifyOptions(CLI::App* verify, RunOptions& options) {
                    "ends at the budget with 'unknown'")
       ->check(CLI::NonNegativeNumber);
   verify
-      ->add_option_function<std::string>(
-          "--symmetric-search",
-          [&options](const std::string& value) { options.symmetric_search = value == "on"; },
+      ->add_option(
+          "--symmetric-search", options.symmetric_search,
           "with interchangeable threads, search over one state per orbit of the thread symmetry "
           "under free scheduling (on, the default): CPDS, for the sandwich proof's lower bound "
           "(O computed first); .drb at one thread count, for the exact search after a failed "

@@ -173,8 +173,8 @@ void AddDrbVerifyOptions(CLI::App& sub, Options& o) {
   sub.add_option("--solver-timeout", o.solver_timeout_ms,
                  ".drb: milliseconds per solver query; a timeout makes the verdict 'unknown' "
                  "(default 20000)");
-  sub.add_option_function<std::string>(
-         "--refine", [&o](const std::string& value) { o.refine = value == "on"; },
+  sub.add_option(
+         "--refine", o.refine,
          ".drb: refinement after a round that ended unknown, as druba's (on, the default; off: "
          "the abstraction as given, and no Horn solver)")
       ->check(CLI::IsMember({"on", "off"}));
@@ -211,9 +211,8 @@ void AddVerifyOptions(CLI::App& sub, Options& o) {
                  "computed with O; .drb: the all-SAT post), static (.pds), or off (the "
                  "paper's proof alone)")
       ->transform(CLI::CheckedTransformer(bounds));
-  sub.add_option_function<std::string>(
-         "--symmetric-search",
-         [&o](const std::string& value) { o.symmetric_search = value == "on"; },
+  sub.add_option(
+         "--symmetric-search", o.symmetric_search,
          ".pds with interchangeable threads: the lower bound by a search over one state per "
          "orbit (on, the default; its first 4M successor calls, as druba's), or not (off)")
       ->check(CLI::IsMember({"on", "off"}));
