@@ -108,6 +108,9 @@ class Refiner {
   ~Refiner();
   Refiner(const Refiner&) = delete;
   Refiner& operator=(const Refiner&) = delete;
+  // Movable: what it points to is the caller's or on the heap (owned_).
+  Refiner(Refiner&&) = default;
+  Refiner& operator=(Refiner&&) = delete;
 
   // The program and abstraction of the current round (the first round's are the caller's).
   const Program& program() const { return *program_; }
@@ -190,10 +193,9 @@ class Refiner {
   bool every_count_ = false;
   // Per depth of the search, the candidates that led to a dead end there.
   std::vector<absl::flat_hash_set<std::string>> banned_;
-  bool stuck_ = false;  // the last Refine found no candidate
-  std::vector<Move> moves_;
-  std::unique_ptr<Solver> solver_;  // one context for every candidate test         // the moves
-                                    // made, in order (the search's path)
+  bool stuck_ = false;              // the last Refine found no candidate
+  std::vector<Move> moves_;         // the moves made, in order (the search's path)
+  std::unique_ptr<Solver> solver_;  // one context for every candidate test
   std::unique_ptr<Program> owned_;  // the current round's program, after a refinement
   const Program* program_;
   const AbstractionSpec* spec_;

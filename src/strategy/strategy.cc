@@ -252,38 +252,39 @@ Round RunRound(const DrbRequest& request, const Program& program, const Abstract
   return round;
 }
 
-Round Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
-             const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
-             std::optional<Refiner>& refiner, bool* refined) {
+Verified Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
+                const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks) {
   // Each round hands its searches on to the next, which goes on from them.
   SearchCache cache;
   StrategyHooks rounds = hooks;
   if (request.drb.refine && request.drb.reuse_searches) rounds.cache = &cache;
-  Round first = RunRound(request, program, chosen.spec(), threads, limits, rounds);
-  *refined = false;
-  if (TryHorn(request, program, threads, first, limits, hooks)) return first;
+  Verified out;
+  Round& first = out.round;
+  first = RunRound(request, program, chosen.spec(), threads, limits, rounds);
+  if (TryHorn(request, program, threads, first, limits, hooks)) return out;
   std::optional<Round> last =
-      RefineAfterFirst(request, program, chosen, threads, first, refiner, limits, rounds);
-  *refined = last && last->counts.verdict != Verdict::kUnknown;
-  if (!*refined && TryOrdered(request, program, threads, first, limits, hooks)) return first;
+      RefineAfterFirst(request, program, chosen, threads, first, out.refiner, limits, rounds);
+  out.refined = last && last->counts.verdict != Verdict::kUnknown;
+  if (out.refined) {
+    last->horn = std::move(first.horn);
+    out.round = std::move(*last);
+    return out;
+  }
+  if (TryOrdered(request, program, threads, first, limits, hooks)) return out;
   // Refinement did not decide either, and the solver ran out of its share: nothing else is left
   // to try but a longer attempt (a 3-thread bakery takes Spacer about 30 s).
-  if (!*refined && first.horn && first.horn->result.answer == SatResult::kUnknown &&
+  if (first.horn && first.horn->result.answer == SatResult::kUnknown &&
       first.horn->result.out_of_time && !limits.Check() &&
       TryHorn(request, program, threads, first, limits, hooks, /*second=*/true)) {
-    return first;
+    return out;
   }
-  if (!*refined) {
-    // A limit that stopped the Horn solver or refinement ended the run: the reason says so.
-    const std::optional<std::string> why = limits.Check();
-    if (why && first.counts.verdict == Verdict::kUnknown &&
-        first.counts.reason.find(*why) == std::string::npos) {
-      first.counts.reason += "; then " + *why;
-    }
-    return first;
+  // A limit that stopped the Horn solver or refinement ended the run: the reason says so.
+  const std::optional<std::string> why = limits.Check();
+  if (why && first.counts.verdict == Verdict::kUnknown &&
+      first.counts.reason.find(*why) == std::string::npos) {
+    first.counts.reason += "; then " + *why;
   }
-  last->horn = std::move(first.horn);
-  return std::move(*last);
+  return out;
 }
 
 }  // namespace druba::predabs

@@ -76,13 +76,28 @@ struct Round {
 Round RunRound(const DrbRequest& request, const Program& program, const AbstractionSpec& spec,
                const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks);
 
-// `verify` (or `test`): the first round with `chosen`, then, when it ended `unknown` and
-// refinement applies (--refine on, command verify, mode druba), refinement rounds. Returns the
-// round to report: the refined one when refinement decided (`*refined` true; its program and
-// abstraction are the refiner's), else the first (an `unknown` is reported as the first round
-// found it, with the exact search that went on). `refiner` is left set when refinement ran.
-Round Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
-             const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks,
-             std::optional<Refiner>& refiner, bool* refined);
+// What `verify` found: the round to report, and refinement's state when it ran.
+struct Verified {
+  Round round;
+  std::optional<Refiner> refiner;  // set when refinement ran (its rounds and moves)
+  // Refinement decided: the round is the refined one, and its program and abstraction are the
+  // refiner's (else the round is the first, reported as it found an `unknown`, with the exact
+  // search that went on).
+  bool refined = false;
+
+  const Program& program(const Program& given) const {
+    return refined ? refiner->program() : given;
+  }
+  const AbstractionSpec& spec(const AbstractionSpec& given) const {
+    return refined ? refiner->spec() : given;
+  }
+};
+
+// `verify` (or `test`): the proof attempts in order. The first round with `chosen`; the Horn
+// solver's invariant at one count; when the round ended `unknown` and refinement applies (--refine
+// on, command verify, mode druba), refinement rounds; then the invariants from finite instances of
+// an ordered program, and a second, longer Horn attempt.
+Verified Verify(const DrbRequest& request, const Program& program, const ChosenAbstraction& chosen,
+                const ThreadCounts& threads, LimitWatch& limits, const StrategyHooks& hooks);
 
 }  // namespace druba::predabs

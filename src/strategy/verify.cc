@@ -330,13 +330,13 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
     throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
   }
   const Stopwatch clock;
-  std::optional<Refiner> refiner;
-  bool refined = false;
   // An `unknown` is reported as the first round found it (with the exact search that went on),
   // and the refinement section says how far refinement got.
-  Round round = Verify(request, program, chosen, threads, limits, hooks, refiner, &refined);
-  const Program& final_program = refined ? refiner->program() : program;
-  const AbstractionSpec& spec = refined ? refiner->spec() : chosen.spec();
+  Verified verified = Verify(request, program, chosen, threads, limits, hooks);
+  Round& round = verified.round;
+  const std::optional<Refiner>& refiner = verified.refiner;
+  const Program& final_program = verified.program(program);
+  const AbstractionSpec& spec = verified.spec(chosen.spec());
   const ThreadCountsResult& counts = round.counts;
   run::Report report;
   report.options = options;

@@ -44,8 +44,9 @@ Round RunVerify(const std::string& text, const Program& program, std::uint32_t n
   const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
   const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
   LimitWatch limits({0, 0}, nullptr);
-  std::optional<Refiner> refiner;
-  return Verify({options, drb, text, "d"}, program, chosen, threads, limits, {}, refiner, refined);
+  Verified verified = Verify({options, drb, text, "d"}, program, chosen, threads, limits, {});
+  *refined = verified.refined;
+  return std::move(verified.round);
 }
 
 Answer VerifyWith(const std::string& text, const Program& program, std::uint32_t n, HornUse horn) {

@@ -69,13 +69,13 @@ TEST(PredabsTest, RefinementAgreesWithBruteForce) {
     const ThreadCounts threads = ParseThreadCounts(std::to_string(n), program, 8);
     const ChosenAbstraction chosen = ChooseAbstraction(program, "", threads);
     LimitWatch limits({0, 0}, nullptr);
-    std::optional<Refiner> refiner;
-    bool by_refinement = false;
-    const Round last = Verify({options, drb, text, ""}, program, chosen, threads, limits, {},
-                              refiner, &by_refinement);
+    const Verified verified =
+        Verify({options, drb, text, ""}, program, chosen, threads, limits, {});
+    const std::optional<Refiner>& refiner = verified.refiner;
+    const Round& last = verified.round;
     const Verdict verdict = last.counts.verdict;
-    const Program& final_program = by_refinement ? refiner->program() : program;
-    const AbstractionSpec& spec = by_refinement ? refiner->spec() : chosen.spec();
+    const Program& final_program = verified.program(program);
+    const AbstractionSpec& spec = verified.spec(chosen.spec());
     const std::string block = refiner ? refiner->Block() : std::string();
     if (verdict == Verdict::kSafe) {
       EXPECT_FALSE(fails) << text << block;
