@@ -243,12 +243,10 @@ bool Refiner::RemovesBreak(const Program& candidate, const Break& at,
   return false;
 }
 
-std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
-                                          const std::vector<std::vector<Word>>& values,
-                                          std::size_t depth) const {
-  // A candidate's score: in how many of the current abstraction's classes of sampled states it
-  // takes both values (0: it holds or fails alike in each, an invariant of the reached states
-  // that the abstraction does not yet state).
+std::vector<std::uint32_t> Refiner::Scores(const Weights& weights,
+                                           const std::vector<std::vector<Word>>& values) const {
+  // 0: the candidate holds or fails alike in each class, an invariant of the reached states that
+  // the abstraction does not yet state.
   std::vector<std::uint32_t> score(pool_.size(), 0);
   for (std::size_t c = 0; c < pool_.size(); ++c) {
     if (values[c].empty()) continue;
@@ -258,31 +256,35 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
     }
     score[c] = static_cast<std::uint32_t>(std::count(seen.begin(), seen.end(), 3));
   }
-  const auto usable = [&](std::size_t c) { return !values[c].empty() || weights.states.empty(); };
+  return score;
+}
+
+std::vector<Refiner::Move> Refiner::SmallMoves(const std::vector<std::uint32_t>& score,
+                                               const std::vector<bool>& open) {
+  const std::size_t n = score.size();
   std::vector<Move> moves;
-  for (std::size_t c = 0; c < pool_.size(); ++c) {
-    if (usable(c) && !Taken(c, depth)) moves.push_back({{c}, score[c]});
+  for (std::size_t c = 0; c < n; ++c) {
+    if (open[c]) moves.push_back({{c}, score[c]});
   }
-  for (std::size_t a = 0; a < pool_.size(); ++a) {
-    for (std::size_t b = a + 1; b < pool_.size(); ++b) {
-      if (!usable(a) || !usable(b) || Taken(a, depth) || Taken(b, depth)) continue;
-      if (score[a] + score[b] > kPairScore) continue;
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = a + 1; b < n; ++b) {
+      if (!open[a] || !open[b] || score[a] + score[b] > kPairScore) continue;
       moves.push_back({{a, b}, score[a] + score[b]});
     }
   }
   // Triples, after the singles and pairs of equal score, at most kMaxTriples of them (and within
   // kMaxMoves in all): an invariant that needs three atoms at once.
-  std::vector<std::size_t> open;  // usable, not taken, and of a score a triple can have
-  for (std::size_t c = 0; c < pool_.size(); ++c) {
-    if (usable(c) && !Taken(c, depth) && score[c] <= kPairScore) open.push_back(c);
+  std::vector<std::size_t> low;  // open, and of a score a triple can have
+  for (std::size_t c = 0; c < n; ++c) {
+    if (open[c] && score[c] <= kPairScore) low.push_back(c);
   }
   std::size_t triples = 0;
-  for (std::size_t a = 0; a < open.size() && triples < kMaxTriples; ++a) {
-    for (std::size_t b = a + 1; b < open.size() && triples < kMaxTriples; ++b) {
-      for (std::size_t c = b + 1; c < open.size() && triples < kMaxTriples; ++c) {
-        const std::uint32_t sum = score[open[a]] + score[open[b]] + score[open[c]];
+  for (std::size_t a = 0; a < low.size() && triples < kMaxTriples; ++a) {
+    for (std::size_t b = a + 1; b < low.size() && triples < kMaxTriples; ++b) {
+      for (std::size_t c = b + 1; c < low.size() && triples < kMaxTriples; ++c) {
+        const std::uint32_t sum = score[low[a]] + score[low[b]] + score[low[c]];
         if (sum > kPairScore) continue;
-        moves.push_back({{open[a], open[b], open[c]}, sum});
+        moves.push_back({{low[a], low[b], low[c]}, sum});
         ++triples;
       }
     }
@@ -291,12 +293,11 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
     return std::pair(x.score, x.picks.size()) < std::pair(y.score, y.picks.size());
   });
   if (moves.size() > kMaxMoves) moves.resize(kMaxMoves);
-  // The Horn solver's atoms together state an inductive invariant (with the locations): tried
-  // first, all at once, when singles and pairs cannot say it (TryMove keeps a minimal part).
-  std::vector<std::size_t> group;
-  for (std::size_t c = 0; c < figures_.horn_candidates; ++c) {
-    if (usable(c) && !Taken(c, depth)) group.push_back(c);
-  }
+  return moves;
+}
+
+void Refiner::GroupMoves(const std::vector<std::uint32_t>& score, const std::vector<bool>& open,
+                         std::vector<Move>& moves) const {
   const auto add_group = [&](const std::vector<std::size_t>& members) {
     if (members.size() <= 2 || members.size() > kMaxGroup) return;
     std::uint32_t total = 0;
@@ -305,7 +306,6 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
   };
   // The counting atoms with the Boolean variables: a counter of threads in some locations is
   // read together with the flags that say which round they are in (a barrier's sense).
-  std::vector<std::size_t> counting;
   const auto boolean = [&](const std::string& text) {
     const auto named = [&](const std::vector<Variable>& vars) {
       return std::any_of(vars.begin(), vars.end(), [&](const Variable& v) {
@@ -314,15 +314,34 @@ std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
     };
     return named(program_->shared) || named(program_->locals);
   };
+  std::vector<std::size_t> counting;
   for (std::size_t c = figures_.horn_candidates; c < pool_.size(); ++c) {
-    if (!usable(c) || Taken(c, depth)) continue;
+    if (!open[c]) continue;
     if (pool_[c].find("== count(") != std::string::npos || boolean(pool_[c])) counting.push_back(c);
   }
   if (std::any_of(counting.begin(), counting.end(),
                   [&](std::size_t c) { return !boolean(pool_[c]); })) {
     add_group(counting);
   }
-  add_group(group);
+  // The Horn solver's atoms together state an inductive invariant (with the locations): tried
+  // first, all at once, when singles and pairs cannot say it (TryMove keeps a minimal part).
+  std::vector<std::size_t> horn;
+  for (std::size_t c = 0; c < figures_.horn_candidates; ++c) {
+    if (open[c]) horn.push_back(c);
+  }
+  add_group(horn);
+}
+
+std::vector<Refiner::Move> Refiner::Moves(const Weights& weights,
+                                          const std::vector<std::vector<Word>>& values,
+                                          std::size_t depth) const {
+  const std::vector<std::uint32_t> score = Scores(weights, values);
+  std::vector<bool> open(pool_.size());
+  for (std::size_t c = 0; c < pool_.size(); ++c) {
+    open[c] = (!values[c].empty() || weights.states.empty()) && !Taken(c, depth);
+  }
+  std::vector<Move> moves = SmallMoves(score, open);
+  GroupMoves(score, open, moves);
   return moves;
 }
 

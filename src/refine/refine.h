@@ -159,7 +159,7 @@ class Refiner {
     std::vector<bool> at_from;
     std::size_t num_groups = 0;
   };
-  // One or two candidates (indices into pool_) added together, and their score (see Moves).
+  // Candidates (indices into pool_) added together, and their score (see Scores).
   struct Move {
     std::vector<std::size_t> picks;
     std::uint32_t score = 0;
@@ -167,8 +167,21 @@ class Refiner {
   Weights Weigh(const Break& at) const;
   std::vector<Word> ValuesOn(const Program& candidate, const Weights& weights,
                              std::uint32_t threads) const;
+  // The moves to try at `depth`, in order: the groups (GroupMoves), then the singles, pairs and
+  // triples by score (SmallMoves).
   std::vector<Move> Moves(const Weights& weights, const std::vector<std::vector<Word>>& values,
                           std::size_t depth) const;
+  // Each candidate's score: in how many of the current abstraction's classes of sampled states it
+  // takes both values.
+  std::vector<std::uint32_t> Scores(const Weights& weights,
+                                    const std::vector<std::vector<Word>>& values) const;
+  // Singles, pairs and triples of the `open` candidates (usable and not taken), lowest score first.
+  static std::vector<Move> SmallMoves(const std::vector<std::uint32_t>& score,
+                                      const std::vector<bool>& open);
+  // The Horn solver's atoms all at once, and the counting atoms with the Boolean variables,
+  // put before `moves`.
+  void GroupMoves(const std::vector<std::uint32_t>& score, const std::vector<bool>& open,
+                  std::vector<Move>& moves) const;
   bool Taken(std::size_t candidate, std::size_t depth) const;
   bool TryMove(const Move& move, const Break& at, const Weights& weights,
                const std::vector<std::vector<Word>>& values, LimitWatch* limits);
