@@ -2,7 +2,7 @@
 // count and the abstract states S of a `safe` at one thread count. The checker parses the model
 // with the abstraction (the shared reader, src/drb) and decides every condition with
 // an SMT encoding of its own (threads unrolled, quantifiers expanded), so that a defect in the
-// main encoder (src/predabs/encoder.cc) cannot hide behind itself.
+// main encoder (src/smt/encoder.cc) cannot hide behind itself.
 #pragma once
 
 #include <string>

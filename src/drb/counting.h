@@ -2,7 +2,7 @@
 // thread count"). A count whose body reads only the counted thread's own location and locals
 // ("a count of the threads' own states") changes by at most one when a thread steps: only the
 // stepping thread's entry changes (a symmetric program writes no other thread's entry). Both
-// symbolic encodings (druba's, predabs/encoder.cc, and the checker's, check/drb_every_count.cc)
+// symbolic encodings (druba's, smt/encoder.cc, and the checker's, check/drb_every_count.cc)
 // give such a count one integer per state and update it by the stepping thread's change; these
 // helpers, shared by both, say which counts qualify and which are the same count.
 #pragma once

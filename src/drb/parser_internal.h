@@ -1,4 +1,4 @@
-// The .drb parser's parts (internal to src/predabs): the tokens, the lexer's entry point, and the
+// The .drb parser's parts (internal to src/drb): the tokens, the lexer's entry point, and the
 // recursive-descent Parser, whose members are defined by section in parser.cc (tokens,
 // declarations, abstractions, after parsing), parser_threads.cc (threads and statements) and
 // parser_expressions.cc (expressions). docs/drb.md is the language's reference.

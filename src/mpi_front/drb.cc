@@ -455,7 +455,7 @@ Described TestDrb(distributed::Comm& comm, const Options& o, LimitWatch& limits)
   // The describer names steps and states; the abstraction (an empty one) only abstract states.
   const PredicateAbstraction none(model, drb::AbstractionSpec{}, 0);
   DescribeViolation(predabs::DrbDescriber{program, model, none}, out);
-  out.trace_header = {{"digest", ContentDigest({source})}};  // as druba's (predabs/verify.cc)
+  out.trace_header = {{"digest", ContentDigest({source})}};  // as druba's (strategy/verify.cc)
   return out;
 }
 

@@ -169,7 +169,7 @@ struct DrbHooks {
   template <class Driver>
   void Certify(run::CountRun& out, const StateStore& set, const Driver& driver) const {
     // For every count the certificate is written once the closure across counts holds
-    // (predabs/verify.cc); after an upper-bound proof the set is O, closed under the abstract
+    // (strategy/verify.cc); after an upper-bound proof the set is O, closed under the abstract
     // post of every statement with the view invariant: a certificate as it stands.
     if (!fixed_count) return;
     if (out.result.proof == Proof::kExhausted &&
