@@ -326,18 +326,30 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
   }
   if ((t.text != "lock" && t.text != "unlock") || !PeekAt(1, "(")) return false;
   pos_ += 2;
+  // x is a shared Boolean variable or an element of a shared Boolean array (a lock per account,
+  // per fork, per bucket: `lock(lk[i])`).
+  const std::size_t at = pos_;
   const Token& name = ExpectIdent("a shared Boolean variable");
-  const auto ref = FindVar(name.text);
-  if (!ref || ref->local || program_.shared[ref->index].type != Type::kBool) {
-    Fail(name,
-         t.text + "(x) needs a shared Boolean variable x (declared `shared bool x = false;`)");
+  const auto array = FindArray(name.text);
+  const auto ref = array ? std::nullopt : FindVar(name.text);
+  const bool boolean = array
+                           ? !array->local && program_.shared[array->first].type == Type::kBool
+                           : ref && !ref->local && program_.shared[ref->index].type == Type::kBool;
+  if (!boolean) {
+    Fail(name, t.text +
+                   "(x) needs a shared Boolean variable x (declared `shared bool x = false;`) or "
+                   "an element of a shared Boolean array (`shared bool x[N];`, `" +
+                   t.text + "(x[i])`)");
   }
-  Expect(")");
-  const auto value = [&](bool v) { return MakeBool(v, Where(t)); };
+  // The element is read (is it free?) and written: its tokens are read twice, once as each.
+  ExprPtr read = array ? ArrayElement(name, *array) : CloneShared(ref->index, Where(name));
+  pos_ = at + 1;
   Instr set;
   set.kind = Instr::Kind::kAssign;
   set.where = Where(t);
-  set.targets.push_back({false, ref->index, nullptr, 0, false, nullptr});
+  set.targets.push_back(ParseTarget(name, set));
+  Expect(")");
+  const auto value = [&](bool v) { return MakeBool(v, Where(t)); };
   set.exprs.push_back(value(t.text == "lock"));
   if (t.text == "unlock") {
     op = std::move(set);
@@ -350,9 +362,9 @@ bool Parser::ParseSugar(const Token& t, Instr& op) {
   free->op = Expr::Op::kNot;
   free->sort = Sort::kBool;
   free->where = Where(name);
-  free->args.push_back(CloneShared(ref->index, Where(name)));
-  free->args[0]->sort = Sort::kBool;
-  free->height = 2;
+  read->sort = Sort::kBool;
+  free->height = read->height + 1;
+  free->args.push_back(std::move(read));
   op.exprs.push_back(std::move(free));
   op.blocks.resize(2);
   op.blocks[0].push_back(std::move(set));

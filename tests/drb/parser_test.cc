@@ -51,6 +51,33 @@ TEST(DrbParserTest, ResolvesLabelsVariablesAndLocations) {
   EXPECT_EQ(p.locals[0].init, 1);
 }
 
+// `lock(a[e])` is `atomic { assume !a[e]; a[e] := true }` on the element e picks at run time (one
+// step: if it is free, take it, else wait); `unlock(a[e])` is `a[e] := false`.
+TEST(DrbParserTest, LockAnElementOfASharedBooleanArray) {
+  const Program p = ParseProgram(
+      "shared bool lk[3]; local nat k = 2;\n"
+      "thread T * 2 { take: lock(lk[k]); give: unlock(lk[k - 1]); last: lock(lk[0]); }\n",
+      "m.drb");
+  ASSERT_EQ(p.statements.size(), 3U);
+  const Instr& take = p.statements[0].body.at(0);
+  ASSERT_EQ(take.kind, Instr::Kind::kIf);
+  const Expr& free = *take.exprs.at(0);
+  EXPECT_EQ(free.op, Expr::Op::kNot);
+  EXPECT_EQ(free.args.at(0)->kind, Expr::Kind::kSharedElement);
+  EXPECT_EQ(ExprToString(p, free), "!lk[k]");
+  const Instr& set = take.blocks.at(0).at(0);
+  ASSERT_EQ(set.targets.size(), 1U);
+  EXPECT_NE(set.targets[0].index, nullptr);
+  EXPECT_EQ(set.targets[0].size, 3U);
+  EXPECT_EQ(take.blocks.at(1).at(0).kind, Instr::Kind::kAssume);
+  const Instr& give = p.statements[1].body.at(0);
+  EXPECT_EQ(give.kind, Instr::Kind::kAssign);
+  EXPECT_EQ(ExprToString(p, *give.targets.at(0).index), "(k - 1)");
+  const Instr& last = p.statements[2].body.at(0);
+  EXPECT_EQ(last.blocks.at(0).at(0).targets.at(0).index, nullptr);  // lk[0]: the element itself
+  EXPECT_EQ(last.blocks.at(0).at(0).targets.at(0).var, take.blocks[0][0].targets[0].var);
+}
+
 TEST(DrbParserTest, SelfOrAFixedIndexMakesCodeOrAbstractionAsymmetric) {
   const Program code = ParseProgram("local int l; thread T * 2 { l := self; }", "m.drb");
   EXPECT_FALSE(code.symmetric);
@@ -205,7 +232,15 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
        "m.drb:1:44: error: the '{' is not closed"},
       {"shared int x; thread T { lock(x); }",
        "m.drb:1:31: error: lock(x) needs a shared Boolean variable x (declared `shared bool x = "
-       "false;`)"},
+       "false;`) or an element of a shared Boolean array (`shared bool x[N];`, `lock(x[i])`)"},
+      {"shared int a[2]; thread T { unlock(a[1]); }",
+       "m.drb:1:36: error: unlock(x) needs a shared Boolean variable x (declared `shared bool x = "
+       "false;`) or an element of a shared Boolean array (`shared bool x[N];`, `unlock(x[i])`)"},
+      {"shared bool a[2]; thread T { lock(a[2]); }",
+       "m.drb:1:35: error: index 2 is outside 'a' (0 to 1)"},
+      {"local bool a[2]; thread T { lock(a[0]); }",
+       "m.drb:1:34: error: lock(x) needs a shared Boolean variable x (declared `shared bool x = "
+       "false;`) or an element of a shared Boolean array (`shared bool x[N];`, `lock(x[i])`)"},
   };
   for (const auto& c : cases) EXPECT_EQ(ErrorOf(c.text), c.error) << c.text;
 }
