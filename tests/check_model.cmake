@@ -172,7 +172,7 @@ foreach(line IN LISTS lines)
     # The saved trace must replay on the model and confirm the violation.
     execute_process(COMMAND "${DRUBA}" replay "${MODEL}" --trace "${trace_file}"
                     RESULT_VARIABLE replay_code OUTPUT_VARIABLE replay_out ERROR_VARIABLE replay_err)
-    if(NOT replay_code EQUAL 10 OR NOT replay_out MATCHES "violation confirmed")
+    if(NOT replay_code EQUAL 10 OR NOT replay_out MATCHES "(violation|deadlock) confirmed")
       message(FATAL_ERROR "${MODEL}: replay of ${trace_file} gave exit ${replay_code}:\n"
                           "${replay_out}${replay_err}")
     endif()

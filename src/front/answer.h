@@ -7,6 +7,7 @@
 #include "check/request.h"
 #include "common/diagnostics.h"
 #include "common/json_reader.h"
+#include "explore/replay.h"
 #include "run/front_end.h"
 
 namespace druba::front {
@@ -32,8 +33,17 @@ inline check::CheckRequest CheckRequestOf(const run::RunOptions& request, const 
   return asked;
 }
 
-// The line of `druba replay` that confirms a violation.
-inline run::Outcome ReplayConfirmed(std::string text) {
+// The line of `druba replay` that confirms a violation of `property` (the trace's): "replay:
+// deadlock confirmed" for a deadlock, "replay: violation confirmed" for another; then the slots,
+// the delays, the state reached and `about` (what the kind adds).
+inline run::Outcome ReplayConfirmed(const ReplayOutcome& done, const std::string& property,
+                                    const std::string& about = "") {
+  const bool deadlock = property == "deadlock";
+  std::string text = std::string("replay: ") + (deadlock ? "deadlock" : "violation") +
+                     " confirmed: " + std::to_string(done.slots) +
+                     (done.slots == 1 ? " slot, " : " slots, ") + std::to_string(done.delays) +
+                     (done.delays == 1 ? " delay, reached " : " delays, reached ") + done.reached +
+                     (deadlock ? ", where no thread can move" : "") + about + "\n";
   return {run::Outcome::Kind::kReplayConfirmed, std::nullopt, std::move(text), {}};
 }
 

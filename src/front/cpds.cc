@@ -68,10 +68,8 @@ run::Outcome Replay(const RunOptions& request, const CpdsOptions& given) {
   TopKAbstraction abs(model, k, loaded.target);
   abs.SetDeadlock(deadlock);
   const ReplayOutcome done = cpds::ReplayTrace(model, abs, doc, request.model, loaded.target_text);
-  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) +
-                         (done.slots == 1 ? " slot, " : " slots, ") + std::to_string(done.delays) +
-                         (done.delays == 1 ? " delay, reached " : " delays, reached ") +
-                         done.reached + " (target " + loaded.target_text + ")\n");
+  return ReplayConfirmed(done, deadlock ? "deadlock" : "target",
+                         deadlock ? "" : " (target " + loaded.target_text + ")");
 }
 
 // `druba check`: the certificate against the model, by the independent checker (src/check), which

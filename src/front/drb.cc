@@ -27,10 +27,7 @@ run::Outcome Replay(const RunOptions& request, const drb::Program& program,
   const ReplayOutcome done = ReplayNaming(doc, request, ContentDigest({source}), [&] {
     return predabs::ReplayTrace(program, doc, request.replay_trace);
   });
-  return ReplayConfirmed("replay: violation confirmed: " + std::to_string(done.slots) +
-                         (done.slots == 1 ? " slot, " : " slots, ") + std::to_string(done.delays) +
-                         (done.delays == 1 ? " delay, reached " : " delays, reached ") +
-                         done.reached + "\n");
+  return ReplayConfirmed(done, doc.At("property").AsString());
 }
 
 // `druba check MODEL.drb --certificate FILE`, by the independent checker (src/check), which reads

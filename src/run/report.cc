@@ -360,13 +360,12 @@ std::string TraceHeadline(const CountRun& run) {
   if (run.trace_fewest) {
     how = found == n ? "the fewest of any violating run"
                      : fmt::format("the fewest of any violating run (the run found had {})", found);
-  } else if (run.trace_search_stopped) {
-    how = fmt::format(
-        "shortened from the run found ({}); a limit stopped the search for the fewest", found);
   } else {
-    how = fmt::format(
-        "shortened from the run found ({}); not known to be the fewest (--shortest finds them)",
-        found);
+    // The run found may be as short as shortening gets it: then it is not "shortened from" it.
+    const std::string from =
+        found == n ? "the run found" : fmt::format("shortened from the run found ({})", found);
+    how = run.trace_search_stopped ? from + "; a limit stopped the search for the fewest"
+                                   : from + "; not known to be the fewest (--shortest finds them)";
   }
   return fmt::format(
       "trace: {} statement{}, {}; {} Round-Robin slots, {} of them delays "

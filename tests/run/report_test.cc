@@ -91,5 +91,28 @@ TEST(ReportTest, OutputFilesComeFromTheReport) {
   std::filesystem::remove_all(dir);
 }
 
+// The trace's headline says how it was shortened, and not "shortened from the run found (37)" for
+// a trace of 37 statements.
+TEST(ReportTest, TheTraceHeadlineSaysHowTheTraceWasShortened) {
+  CountRun run;
+  run.trace.resize(3);
+  run.trace[0].kind = TraceStep::Kind::kInitial;
+  run.trace_statements = 2;
+  run.trace_found_statements = 2;
+  EXPECT_NE(TraceHeadline(run).find(
+                "2 statements, the run found; not known to be the fewest (--shortest finds them)"),
+            std::string::npos)
+      << TraceHeadline(run);
+  run.trace_found_statements = 5;
+  EXPECT_NE(TraceHeadline(run).find("shortened from the run found (5); not known"),
+            std::string::npos);
+  run.trace_search_stopped = true;
+  EXPECT_NE(TraceHeadline(run).find("(5); a limit stopped the search for the fewest"),
+            std::string::npos);
+  run.trace_fewest = true;
+  EXPECT_NE(TraceHeadline(run).find("the fewest of any violating run (the run found had 5)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace druba::run
