@@ -49,7 +49,15 @@ class Lexer {
         return out;
       }
       const char c = text_[pos_];
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      if (c == '@' && pos_ + 1 < text_.size() &&
+          std::isdigit(static_cast<unsigned char>(text_[pos_ + 1]))) {
+        // `@19`: the location of the unlabelled statement on line 19, as reports name it.
+        token.kind = Token::Kind::kIdent;
+        Advance();
+        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+          Advance();
+        }
+      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         token.kind = Token::Kind::kIdent;
         while (pos_ < text_.size() &&
                (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {

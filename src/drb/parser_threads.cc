@@ -68,6 +68,10 @@ bool Parser::ParseStatement(std::uint32_t template_index) {
     if (Cur().kind == Token::Kind::kIdent && IsKeyword(s.label)) {
       Fail(Cur(), "'" + s.label + "' is a keyword, not a label");
     }
+    if (s.label.starts_with("@")) {
+      Fail(Cur(), "'" + s.label + "' names the unlabelled statement on line " + s.label.substr(1) +
+                      ": a label is a name or a number");
+    }
     if (labels_.contains(s.label)) Fail(Cur(), "the label '" + s.label + "' is used twice");
     pos_ += 2;
   } else {

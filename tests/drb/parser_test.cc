@@ -51,6 +51,22 @@ TEST(DrbParserTest, ResolvesLabelsVariablesAndLocations) {
   EXPECT_EQ(p.locals[0].init, 1);
 }
 
+// `pc == @4` names the unlabelled statement on line 4, as reports name it (`@19` in a closure
+// break could not be written back in a predicate).
+TEST(DrbParserTest, AnUnlabelledStatementIsNamedByItsLine) {
+  const Program p = ParseProgram(
+      "shared int x = 0;\n"
+      "thread T * 2 {\n"
+      "  a: x := 1;\n"
+      "  x := 2;\n"
+      "}\n"
+      "abstraction at { track pc; predicate second: forall i: pc[i] != @4; }\n",
+      "m.drb");
+  ASSERT_EQ(p.statements.size(), 2U);
+  EXPECT_EQ(p.statements[1].label, "@4");
+  EXPECT_EQ(ExprToString(p, *p.abstractions[0].predicates[0].expr), "forall i0: (pc[i0] != @4)");
+}
+
 // `lock(a[e])` is `atomic { assume !a[e]; a[e] := true }` on the element e picks at run time (one
 // step: if it is free, take it, else wait); `unlock(a[e])` is `a[e] := false`.
 TEST(DrbParserTest, LockAnElementOfASharedBooleanArray) {
@@ -233,6 +249,12 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"shared int x; thread T { lock(x); }",
        "m.drb:1:31: error: lock(x) needs a shared Boolean variable x (declared `shared bool x = "
        "false;`) or an element of a shared Boolean array (`shared bool x[N];`, `lock(x[i])`)"},
+      {"shared int x; thread T { @3: x := 1; }",
+       "m.drb:1:26: error: '@3' names the unlabelled statement on line 3: a label is a name or a "
+       "number"},
+      {"shared int x; thread T { x := @1; }", "m.drb:1:31: error: unknown name '@1'"},
+      {"shared int x; thread T { a: x := 1; } abstraction b { track pc; predicate pc == @7; }",
+       "m.drb:1:81: error: no statement has the label '@7'"},
       {"shared int a[2]; thread T { unlock(a[1]); }",
        "m.drb:1:36: error: unlock(x) needs a shared Boolean variable x (declared `shared bool x = "
        "false;`) or an element of a shared Boolean array (`shared bool x[N];`, `unlock(x[i])`)"},
