@@ -54,9 +54,7 @@ class Lexer {
         // `@19`: the location of the unlabelled statement on line 19, as reports name it.
         token.kind = Token::Kind::kIdent;
         Advance();
-        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-          Advance();
-        }
+        SkipDigits();
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         token.kind = Token::Kind::kIdent;
         while (pos_ < text_.size() &&
@@ -65,35 +63,10 @@ class Lexer {
         }
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         token.kind = Token::Kind::kNumber;
-        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-          Advance();
-        }
-        if (pos_ < text_.size() &&
-            (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
-          throw InputError({file_, at_.line, at_.column}, "a number runs into a name");
-        }
-        // Values stay below 2^kMaxValueBits (model.h); 10^1000 is well below.
-        const std::string_view digits = text_.substr(token.begin, pos_ - token.begin);
-        const std::size_t first = digits.find_first_not_of('0');
-        if (first != std::string_view::npos && digits.size() - first > kMaxLiteralDigits) {
-          throw InputError(
-              {file_, token.line, token.column},
-              "an integer literal has at most " + std::to_string(kMaxLiteralDigits) + " digits");
-        }
+        LexNumber(token);
       } else {
         token.kind = Token::Kind::kPunct;
-        static constexpr std::string_view kTwo[] = {
-            ":=", "==", "!=", "<=", ">=", "&&", "||", "=>", ".."};
-        bool two = false;
-        for (const std::string_view p : kTwo) {
-          if (text_.substr(pos_, 2) == p) two = true;
-        }
-        static constexpr std::string_view kOne = "+-*/%()[]{};,:<>!=";
-        if (!two && kOne.find(c) == std::string_view::npos) {
-          throw InputError({file_, at_.line, at_.column}, UnexpectedCharacter(text_.substr(pos_)));
-        }
-        Advance();
-        if (two) Advance();
+        LexPunct(c);
       }
       token.end = pos_;
       token.text = std::string(text_.substr(token.begin, token.end - token.begin));
@@ -105,6 +78,43 @@ class Lexer {
   void Advance() {
     at_.Step(text_[pos_]);
     ++pos_;
+  }
+  void SkipDigits() {
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      Advance();
+    }
+  }
+  // An integer literal from `token.begin`: digits not running into a name, at most
+  // kMaxLiteralDigits of them after leading zeros.
+  void LexNumber(const Token& token) {
+    SkipDigits();
+    if (pos_ < text_.size() &&
+        (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      throw InputError({file_, at_.line, at_.column}, "a number runs into a name");
+    }
+    // Values stay below 2^kMaxValueBits (model.h); 10^1000 is well below.
+    const std::string_view digits = text_.substr(token.begin, pos_ - token.begin);
+    const std::size_t first = digits.find_first_not_of('0');
+    if (first != std::string_view::npos && digits.size() - first > kMaxLiteralDigits) {
+      throw InputError(
+          {file_, token.line, token.column},
+          "an integer literal has at most " + std::to_string(kMaxLiteralDigits) + " digits");
+    }
+  }
+  // One or two characters of punctuation starting with `c`; any other character is an error.
+  void LexPunct(char c) {
+    static constexpr std::string_view kTwo[] = {
+        ":=", "==", "!=", "<=", ">=", "&&", "||", "=>", ".."};
+    bool two = false;
+    for (const std::string_view p : kTwo) {
+      if (text_.substr(pos_, 2) == p) two = true;
+    }
+    static constexpr std::string_view kOne = "+-*/%()[]{};,:<>!=";
+    if (!two && kOne.find(c) == std::string_view::npos) {
+      throw InputError({file_, at_.line, at_.column}, UnexpectedCharacter(text_.substr(pos_)));
+    }
+    Advance();
+    if (two) Advance();
   }
   void SkipSpaceAndComments() {
     while (pos_ < text_.size()) {
