@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -392,6 +394,60 @@ absl::flat_hash_set<Row> ReadRows(const JsonValue& doc, const Interpreter& m, co
   return set;
 }
 
+// The first failed state, step out of the set or deadlock met walking the set, if any.
+struct Fault {
+  std::string condition;
+  std::string what;
+};
+
+// One state's failures: a failed thread, a step that leaves the set, a deadlock.
+std::optional<Fault> FaultOf(const Row& s, const absl::flat_hash_set<Row>& set, const Form& form,
+                             const Interpreter& m, const Program& p, bool deadlock) {
+  const std::uint32_t n = form.n;
+  bool stuck = true;
+  bool unfinished = false;
+  for (std::uint32_t t = 0; t < n; ++t) {
+    if (s[m.Pc(t)] == p.error_pc) {
+      return Fault{"property", Text(s) + ": thread " + std::to_string(t) + " has failed"};
+    }
+    bool failed = false;
+    const std::vector<Row> next = m.Successors(s, t, &failed);
+    stuck = stuck && next.empty() && !failed;
+    unfinished = unfinished || !m.Finished(s, t);
+    for (const Row& x : next) {
+      if (!set.contains(form(x))) {
+        return Fault{"closure", Text(s) + " under thread " + std::to_string(t) + " goes to " +
+                                    Text(x) + ", not in the set"};
+      }
+    }
+    if (failed) {
+      return Fault{"closure", Text(s) + " under thread " + std::to_string(t) + ": the step fails"};
+    }
+  }
+  if (deadlock && stuck && unfinished) return Fault{"property", Text(s) + " is a deadlock"};
+  return std::nullopt;
+}
+
+// Walks the set in sorted order, so that the state a failure names is the same at every run (by
+// pointer: a copy of every state would double the checker's memory on a large certificate).
+// Sets *stopped and returns nothing when a limit ends the walk.
+std::optional<Fault> WalkSorted(const absl::flat_hash_set<Row>& set, const Form& form,
+                                const Interpreter& m, const Program& p, bool deadlock,
+                                LimitWatch* limits, std::string* stopped) {
+  std::vector<const Row*> sorted;
+  sorted.reserve(set.size());
+  for (const Row& s : set) sorted.push_back(&s);
+  std::sort(sorted.begin(), sorted.end(), [](const Row* a, const Row* b) { return *a < *b; });
+  for (const Row* row : sorted) {
+    if (limits != nullptr && limits->Poll()) {
+      *stopped = *limits->Poll();
+      return std::nullopt;
+    }
+    if (std::optional<Fault> fault = FaultOf(*row, set, form, m, p, deadlock)) return fault;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string& digest,
@@ -433,45 +489,10 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
                    "the initial state " + Text(m.Initial()) + " is not in the set");
   }
   r.passed.push_back(fmt::format("initial ({} threads)", n));
-  // Walked in sorted order, so that the state a failure names is the same at every run (by
-  // pointer: a copy of every state would double the checker's memory on a large certificate).
-  std::vector<const Row*> sorted;
-  sorted.reserve(set.size());
-  for (const Row& s : set) sorted.push_back(&s);
-  std::sort(sorted.begin(), sorted.end(), [](const Row* a, const Row* b) { return *a < *b; });
-  for (const Row* row : sorted) {
-    const Row& s = *row;
-    if (limits != nullptr && limits->Poll()) {
-      r.stopped = *limits->Poll();
-      return r;
-    }
-    bool stuck = true;
-    bool unfinished = false;
-    for (std::uint32_t t = 0; t < n; ++t) {
-      if (s[m.Pc(t)] == p.error_pc) {
-        return Invalid(std::move(r), "property",
-                       Text(s) + ": thread " + std::to_string(t) + " has failed");
-      }
-      bool failed = false;
-      const std::vector<Row> next = m.Successors(s, t, &failed);
-      stuck = stuck && next.empty() && !failed;
-      unfinished = unfinished || !m.Finished(s, t);
-      for (const Row& x : next) {
-        if (!set.contains(form(x))) {
-          return Invalid(std::move(r), "closure",
-                         Text(s) + " under thread " + std::to_string(t) + " goes to " + Text(x) +
-                             ", not in the set");
-        }
-      }
-      if (failed) {
-        return Invalid(std::move(r), "closure",
-                       Text(s) + " under thread " + std::to_string(t) + ": the step fails");
-      }
-    }
-    if (deadlock && stuck && unfinished) {
-      return Invalid(std::move(r), "property", Text(s) + " is a deadlock");
-    }
+  if (std::optional<Fault> fault = WalkSorted(set, form, m, p, deadlock, limits, &r.stopped)) {
+    return Invalid(std::move(r), fault->condition, fault->what);
   }
+  if (!r.stopped.empty()) return r;
   r.passed.emplace_back(deadlock ? "property (no failed state, no deadlock)"
                                  : "property (no failed state)");
   r.passed.emplace_back("closure");
