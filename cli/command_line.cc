@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -34,8 +35,8 @@ using run::Command;
 using run::FrontEnd;
 using run::RunOptions;
 
-// The kind whose extension ends the model's name; an input error when none does (no kind
-// catches every name, so a file is never read as the wrong kind).
+}  // namespace
+
 FrontEnd& KindOf(std::span<FrontEnd* const> kinds, const std::string& model) {
   for (FrontEnd* kind : kinds) {
     if (model.ends_with(kind->extension())) return *kind;
@@ -52,11 +53,7 @@ FrontEnd& KindOf(std::span<FrontEnd* const> kinds, const std::string& model) {
   throw InputError({model, 0, 0}, "not a model druba reads: the kinds are " + known);
 }
 
-// Each kind's option group in each subcommand.
-struct KindGroup {
-  const FrontEnd* kind;
-  CLI::Option_group* group;
-};
+namespace {
 
 // --time-limit and --memory-limit.
 void AddLimitOptions(CLI::App* app, RunOptions& o) {
@@ -222,15 +219,13 @@ void AddCheckOptions(CLI::App* check, RunOptions& options) {
   AddLimitOptions(check, options);
 }
 
-// The run commands, each with its kind-free options and every kind's group.
-struct Commands {
-  std::map<Command, CLI::App*> apps;
-  std::vector<KindGroup> groups;
-};
+}  // namespace
 
-Commands AddCommands(CLI::App& app, RunOptions& options, std::span<FrontEnd* const> kinds) {
+Commands AddCommands(CLI::App& app, RunOptions& options, std::span<FrontEnd* const> kinds,
+                     std::span<const Command> which) {
   Commands out;
   const auto add = [&](Command command, const char* help, void (*own)(CLI::App*, RunOptions&)) {
+    if (std::find(which.begin(), which.end(), command) == which.end()) return;
     CLI::App* sub = app.add_subcommand(std::string(run::CommandName(command)), help);
     if (command == Command::kVerify || command == Command::kTest) AddCommonOptions(sub, options);
     own(sub, options);
@@ -256,7 +251,6 @@ Commands AddCommands(CLI::App& app, RunOptions& options, std::span<FrontEnd* con
   return out;
 }
 
-// An option of a kind other than the model's: an input error naming both.
 void CheckKindOptions(const std::vector<KindGroup>& groups, const FrontEnd& kind,
                       const std::string& model) {
   for (const KindGroup& entry : groups) {
@@ -269,6 +263,8 @@ void CheckKindOptions(const std::vector<KindGroup>& groups, const FrontEnd& kind
     }
   }
 }
+
+namespace {
 
 // DRUBA_DEBUG_SOLVER=1 (every solver query and model) and DRUBA_DEBUG_REFINE=1 (every candidate,
 // break, choice and dead end of refinement) in the environment: those lines on stderr.
@@ -284,8 +280,8 @@ run::Sinks SinksFor(const RunOptions& options) {
   return sinks;
 }
 
-// What a front end handed back, printed: warnings, the output files and the report, or its
-// lines; the exit code.
+}  // namespace
+
 int Deliver(const run::Outcome& outcome) {
   for (const std::string& warning : outcome.warnings) std::cerr << warning << "\n";
   if (outcome.report) {
@@ -322,8 +318,6 @@ int Deliver(const run::Outcome& outcome) {
   return exit_code::kInternal;
 }
 
-}  // namespace
-
 int Guarded(const std::function<int()>& command) {
   try {
     const int code = command();
@@ -353,7 +347,8 @@ int Main(int argc, char** argv, std::span<run::FrontEnd* const> kinds,
   CLI::App app{"druba: delay-bounded testing that grows into verification"};
   app.require_subcommand(1);
   RunOptions options;
-  const Commands commands = AddCommands(app, options, kinds);
+  constexpr Command kAll[] = {Command::kVerify, Command::kTest, Command::kReplay, Command::kCheck};
+  const Commands commands = AddCommands(app, options, kinds, kAll);
   std::vector<const CLI::App*> tool_apps;
   for (const Tool& tool : tools) tool_apps.push_back(tool.add(app));
   const CLI::App& check = *commands.apps.at(Command::kCheck);

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <span>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +22,33 @@ struct Tool {
   std::function<CLI::App*(CLI::App& app)> add;
   std::function<int()> run;
 };
+
+// Each kind's option group in a subcommand.
+struct KindGroup {
+  const run::FrontEnd* kind;
+  CLI::Option_group* group;
+};
+
+// The run commands `which` of `app`, each with its kind-free options (into `options`) and every
+// kind's group (druba's; druba-mpi takes verify and test).
+struct Commands {
+  std::map<run::Command, CLI::App*> apps;
+  std::vector<KindGroup> groups;
+};
+Commands AddCommands(CLI::App& app, run::RunOptions& options, std::span<run::FrontEnd* const> kinds,
+                     std::span<const run::Command> which);
+
+// The kind whose extension ends the model's name; an input error when none does (no kind
+// catches every name, so a file is never read as the wrong kind).
+run::FrontEnd& KindOf(std::span<run::FrontEnd* const> kinds, const std::string& model);
+
+// An option of a kind other than the model's: an input error naming both.
+void CheckKindOptions(const std::vector<KindGroup>& groups, const run::FrontEnd& kind,
+                      const std::string& model);
+
+// What a front end handed back, printed: warnings, the output files and the report, or its
+// lines; the exit code.
+int Deliver(const run::Outcome& outcome);
 
 // Parses `argv`, runs the command on the model's kind and returns the process exit code.
 int Main(int argc, char** argv, std::span<run::FrontEnd* const> kinds, std::span<const Tool> tools);

@@ -65,19 +65,20 @@ def main():
             if r.get(key) != single.get(key):
                 print(f"differs from druba: {key} {r[key]} against {single[key]}", file=sys.stderr)
                 status = 1
-        mb = r["peak_rss_mb_by_process"]
+        spread = r["distributed"]  # druba's report, with the distributed run's figures
+        mb = spread["peak_rss_mb_by_process"]
         if p == 1:
             one_process = sum(mb)
         elif one_process and sum(mb) > 1.5 * one_process:  # the bound
             print(f"{p} processes sum {sum(mb):.0f} MB, over 1.5 times one process's "
                   f"{one_process:.0f} MB", file=sys.stderr)
             status = 1
-        per_state = r["bytes_sent"] / r["states_sent"] if r["states_sent"] else 0
+        per_state = spread["bytes_sent"] / spread["states_sent"] if spread["states_sent"] else 0
         print(f"| {p} process{'es' if p > 1 else ''} | {wall:.1f} s | "
               f"{' / '.join(f'{m:.0f}' for m in mb)} | {sum(mb):.0f} | "
               f"{r['concrete_states']:,} | {r['keys']:,} | {r['pareto_pairs']:,} | "
-              f"{r.get('abstract_states') or 0:,} | {r['states_sent']:,} | {r['bytes_sent']:,} | {per_state:.1f} | {r['messages']:,} | "
-              f"{r['exchanges']:,} |")
+              f"{r.get('abstract_states') or 0:,} | {spread['states_sent']:,} | {spread['bytes_sent']:,} | "
+              f"{per_state:.1f} | {spread['messages']:,} | {spread['exchanges']:,} |")
     return status
 
 

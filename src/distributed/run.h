@@ -35,25 +35,13 @@
 #include "common/resources.h"
 #include "distributed/comm.h"
 #include "distributed/orbit_search.h"
+#include "distributed/request.h"
 #include "distributed/search.h"
 #include "distributed/upper_bound.h"
 #include "explore/state_store.h"
 #include "explore/trace.h"
 
 namespace druba::distributed {
-
-struct Request {
-  Bounds bounds;          // test: the bounds to reach
-  bool stepwise = false;  // test: reach them one raise at a time (as verify does), not at once
-  std::size_t batch_bytes = kDefaultBatchBytes;
-  bool gather_answer = false;  // verify: O gathered at process 0 when it answers (a certificate)
-  // verify: after a failed closure test, the exact search goes on towards exhaustion for at most
-  // this many times the successor calls spent before it, counted as at least 2^18 (druba's
-  // --exhaust-share; 0: the paper's proof alone).
-  double exhaust_share = 4;
-  Progress progress;  // with progress_interval_s > 0: reports at process 0
-  double progress_interval_s = 0;
-};
 
 // What a kind checks of each state its process stores: whether it violates the property, and
 // (optionally) its abstract state, whose words are self-contained; for verify, the closure test

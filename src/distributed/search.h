@@ -33,6 +33,7 @@
 #include "common/resources.h"
 #include "distributed/comm.h"
 #include "distributed/progress.h"
+#include "distributed/request.h"
 #include "explore/model.h"
 #include "explore/node.h"
 #include "explore/portable.h"
@@ -40,9 +41,6 @@
 #include "explore/trace.h"
 
 namespace druba::distributed {
-
-// Bytes of successors a process queues for the others before an exchange (4 MiB).
-inline constexpr std::size_t kDefaultBatchBytes = std::size_t{1} << 22;
 
 // The process of `processes` that owns a state written as `bytes` (explore/portable.h).
 inline int OwnerOf(std::span<const std::uint8_t> bytes, int processes) {

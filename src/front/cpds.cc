@@ -94,15 +94,26 @@ run::Outcome Verify(const RunOptions& options, const CpdsOptions& cpds_options,
   const cpds::CpdsDescriber kind{model, abs};
   const cpds::CpdsHooks hooks{options, cpds_options, loaded.digest,
                               model,   abs,          loaded.target.has_value()};
+  run::CountRun run =
+      run::RunCount(model, abs, kind, hooks, options, limits, {sinks.progress, "", false});
+  return {run::Outcome::Kind::kReport,
+          CpdsReport(options, cpds_options, loaded, abs, std::move(run)), "", loaded.warnings};
+}
+
+}  // namespace
+
+run::Report CpdsReport(const run::RunOptions& options, const cpds::CpdsOptions& cpds_options,
+                       const LoadedCpds& loaded, const cpds::TopKAbstraction& abs,
+                       run::CountRun run) {
   run::Report report;
   report.options = options;
-  report.runs.push_back(
-      run::RunCount(model, abs, kind, hooks, options, limits, {sinks.progress, "", false}));
-  const std::string threads = std::to_string(model.num_threads());
-  report.subject = threads + (model.num_threads() == 1 ? " thread, top-" : " threads, top-") +
+  report.runs.push_back(std::move(run));
+  const std::uint32_t n = report.last().threads;
+  const std::string threads = std::to_string(n);
+  report.subject = threads + (n == 1 ? " thread, top-" : " threads, top-") +
                    std::to_string(abs.k()) + " abstraction" +
                    (loaded.target ? ", target " + loaded.target_text : "");
-  report.header = {{"threads", model.num_threads()}, {"top", abs.k()}};
+  report.header = {{"threads", n}, {"top", abs.k()}};
   report.trace_header = {
       {"target", loaded.target_text}, {"top", cpds_options.top}, {"digest", loaded.digest}};
   if (!report.last().trace.empty()) {
@@ -116,10 +127,8 @@ run::Outcome Verify(const RunOptions& options, const CpdsOptions& cpds_options,
   report.svg_title = "druba " + std::string(run::CommandName(options.command)) + " " +
                      options.model + ", top-" + std::to_string(cpds_options.top) + ", " + threads +
                      " threads";
-  return {run::Outcome::Kind::kReport, std::move(report), "", loaded.warnings};
+  return report;
 }
-
-}  // namespace
 
 void CpdsFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
   CpdsOptions& o = options_;

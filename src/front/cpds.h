@@ -11,6 +11,11 @@
 #include "cpds/options.h"
 #include "cpds/reader.h"
 #include "run/front_end.h"
+#include "run/report.h"
+
+namespace druba::cpds {
+class TopKAbstraction;
+}  // namespace druba::cpds
 
 namespace druba::front {
 
@@ -19,6 +24,12 @@ namespace druba::front {
 using LoadedCpds = cpds::ModelFiles;
 // Throws InputError (file, line and column) for what cannot be read.
 LoadedCpds LoadCpds(const std::string& path, const cpds::CpdsOptions& options);
+
+// druba's report of one run of the model `loaded` under `abs` (`druba verify` and `test`'s, and
+// druba-mpi's).
+run::Report CpdsReport(const run::RunOptions& options, const cpds::CpdsOptions& cpds_options,
+                       const LoadedCpds& loaded, const cpds::TopKAbstraction& abs,
+                       run::CountRun run);
 
 class CpdsFrontEnd final : public run::FrontEnd {
  public:

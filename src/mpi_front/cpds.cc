@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
@@ -15,7 +17,9 @@
 #include "cpds/run_hooks.h"
 #include "cpds/top_k.h"
 #include "front/cpds.h"
-#include "mpi_front/front.h"
+#include "mpi_front/count_run.h"
+#include "mpi_front/cpds.h"
+#include "run/report.h"
 
 namespace druba::mpi {
 namespace {
@@ -65,7 +69,7 @@ void CertifyExhausted(const distributed::Comm& comm, const distributed::Run<cpds
 // The sandwich proof of a top-K abstraction, as druba's (cpds::MakeSandwich): O with pops by the
 // may-lie-below relation, relative to O (joint) or to every tuple (static).
 distributed::SandwichKind SandwichOf(const cpds::TopKAbstraction& abs, const cpds::Cpds& cpds,
-                                     const Options& o, bool has_target) {
+                                     const run::RunOptions& o, bool has_target) {
   const bool joint = o.upper_bound != run::UpperBound::kStatic;
   const SandwichSetup setup = cpds::MakeSandwich(abs, joint, has_target || o.deadlock);
   distributed::SandwichKind kind;
@@ -93,20 +97,38 @@ distributed::SandwichKind SandwichOf(const cpds::TopKAbstraction& abs, const cpd
   return kind;
 }
 
+// The options of druba's command line the distributed run takes (docs/distributed.md).
+constexpr std::string_view kCpdsTestOptions[] = {
+    "--json",     "--json-out",   "--trace-out",    "--trace-svg", "--schedule-svg", "--deadlock",
+    "--progress", "--time-limit", "--memory-limit", "--rounds",    "--delays",       "--max-delays",
+    "--init",     "--spec",       "--target",       "--top",       "--dump-abstract"};
+constexpr std::string_view kCpdsVerifyOptions[] = {
+    "--json",        "--json-out",         "--trace-out",   "--trace-svg",     "--schedule-svg",
+    "--deadlock",    "--progress",         "--time-limit",  "--memory-limit",  "--exhaust-share",
+    "--upper-bound", "--symmetric-search", "--certificate", "--dump-abstract", "--init",
+    "--spec",        "--target",           "--top"};
+
 }  // namespace
 
-Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits) {
+std::span<const std::string_view> CpdsKind::Takes(run::Command command) const {
+  if (command == run::Command::kVerify) return kCpdsVerifyOptions;
+  return kCpdsTestOptions;
+}
+
+run::Outcome CpdsKind::Run(distributed::Comm& comm, const Request& request, LimitWatch& limits) {
+  const run::RunOptions& o = request.options;
+  const cpds::CpdsOptions& given = front_.options();
   std::optional<front::LoadedCpds> read;
   std::string error;
   try {
-    read = front::LoadCpds(o.model, o.cpds);
+    read = front::LoadCpds(o.model, given);
   } catch (const InputError& e) {
     error = e.what();
   }
   AgreeRead(comm, error);
   const front::LoadedCpds& loaded = *read;
   cpds::CpdsModel model(loaded.cpds, loaded.init);
-  cpds::TopKAbstraction abs(model, o.cpds.top, loaded.target);
+  cpds::TopKAbstraction abs(model, given.top, loaded.target);
   abs.SetDeadlock(o.deadlock);
   std::vector<Word> scratch(abs.width());
   Property property;
@@ -116,52 +138,50 @@ Described RunCpds(distributed::Comm& comm, const Options& o, LimitWatch& limits)
     abs.Abstract(s, scratch);
     return abs.Violates(StateView(scratch));
   };
-  Described out;
   property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
     return CheckClosure(abs, set, checks);
   };
-  if (o.upper_bound != run::UpperBound::kOff)
+  if (o.upper_bound != run::UpperBound::kOff) {
     property.sandwich = SandwichOf(abs, loaded.cpds, o, loaded.target.has_value());
+  }
   // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
-  // `druba check` decides.
-  run::RunOptions request;
-  request.certificate = o.certificate;
-  request.deadlock = o.deadlock;
-  const cpds::CpdsHooks hooks{request, o.cpds, loaded.digest,
-                              model,   abs,    loaded.target.has_value()};
+  // `druba check` decides; the abstract states of --dump-abstract.
+  const cpds::CpdsHooks hooks{o, given, loaded.digest, model, abs, loaded.target.has_value()};
+  Request asked = request;
+  asked.search.gather_answer = !o.certificate.empty() || !o.dump_abstract.empty();
+  run::CountRun out;
   const auto at_end = [&](const Outcome& done, const distributed::Run<cpds::CpdsModel>& run) {
+    out = {};
+    out.result.proof = done.result.proof;
     const bool certify = !o.certificate.empty() && done.result.verdict == Verdict::kSafe;
-    run::CountRun certified;
-    certified.result.proof = done.result.proof;
     if (certify && done.result.proof == Proof::kExhausted) {
-      CertifyExhausted(comm, run, hooks, certified);
+      CertifyExhausted(comm, run, hooks, out);
     }
     if (comm.rank() != 0) return;
-    // A file that cannot be written is said after the report, not thrown: process 0 would leave
-    // the others waiting in the run's last collective.
-    try {
-      const StateStore* set = run.abstract_union();
-      if (!o.dump_abstract.empty()) DumpAbstract(o.dump_abstract, done, abs, *set);
-      if (!certify) return;
-      if (!certified.certificate_note.empty()) {
-        out.certificate_note = certified.certificate_note;
-        return;
+    const StateStore* set = run.abstract_union();
+    if (set == nullptr) return;
+    if (run::WantsAbstractLines(o, false)) {
+      for (std::uint32_t id = 0; id < set->size(); ++id) {
+        out.abstract_states.push_back(abs.Describe(set->Get(id)));
       }
-      if (certified.certificate.empty()) hooks.Write(certified, *set, abs.k());
-      WriteFileAtomically(o.certificate, certified.certificate);
-    } catch (const InputError& e) {
-      out.output_error = e.what();
+      std::sort(out.abstract_states.begin(), out.abstract_states.end());
+    }
+    if (certify && out.certificate_note.empty() && out.certificate.empty()) {
+      hooks.Write(out, *set, abs.k());
     }
   };
-  out.outcome = Execute(comm, model, property, o, limits, at_end);
-  out.threads = model.num_threads();
-  out.subject = fmt::format("{} threads, top-{} abstraction{}", model.num_threads(), abs.k(),
-                            loaded.target ? ", target " + loaded.target_text : "");
-  DescribeViolation(cpds::CpdsDescriber{model, abs}, out);
-  // As druba's (front/cpds.cc), which `druba replay` reads.
-  out.trace_header = {
-      {"target", loaded.target_text}, {"top", o.cpds.top}, {"digest", loaded.digest}};
-  return out;
+  Spread spread;
+  const Outcome done = Execute(comm, model, property, asked, limits, spread, at_end);
+  run::Section section = spread.Section(comm);
+  if (comm.rank() != 0) return {};
+  SetFigures(done, model.num_threads(), out);
+  out.relation = hooks.Relation();
+  const cpds::CpdsDescriber kind{model, abs};
+  out.closure_break = run::BreakOf(kind, abs, out.result.closure_failure);
+  DescribeViolation(kind, done.trace, out);
+  run::Report report = front::CpdsReport(o, given, loaded, abs, std::move(out));
+  report.sections.push_back(std::move(section));
+  return {run::Outcome::Kind::kReport, std::move(report), "", loaded.warnings};
 }
 
 }  // namespace druba::mpi

@@ -377,8 +377,8 @@ std::string TextReport(const Report& report) {
   const RunOptions& options = report.options;
   const CountRun& last = report.last();
   // The answer first: the verdict, and why.
-  std::string out = "druba " + std::string(CommandName(options.command)) + ": " + options.model +
-                    ", " + report.subject + "\n";
+  std::string out = fmt::format("{} {}: {}, {}\n", report.program, CommandName(options.command),
+                                options.model, report.subject);
   out += fmt::format("verdict: {} ({})\n", VerdictName(report.verdict), report.reason);
   if (report.verdict == Verdict::kSafe) {
     out += ProofDetail(last, report.per_count ? fmt::format("{} threads: ", last.threads) : "");

@@ -94,7 +94,8 @@ struct Section {
 };
 
 struct Report {
-  RunOptions options;   // the request, as the kind ran it
+  std::string program = "druba";  // which program ran it ("druba-mpi"), in the text's first line
+  RunOptions options;             // the request, as the kind ran it
   std::string subject;  // the kind's words after the model's name, e.g. "3 threads, top-1 ..."
   Json header = Json::object();        // the kind's fields after "model" (at least "threads")
   bool per_count = false;              // a text line per thread count run

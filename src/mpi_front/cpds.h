@@ -1,0 +1,23 @@
+// The CPDS (.pds) kind as druba-mpi runs it: druba's front end (front/cpds.h) and its distributed
+// run (cpds.cc).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "front/cpds.h"
+#include "mpi_front/kind.h"
+
+namespace druba::mpi {
+
+class CpdsKind final : public Kind {
+ public:
+  run::FrontEnd& front() override { return front_; }
+  std::span<const std::string_view> Takes(run::Command command) const override;
+  run::Outcome Run(distributed::Comm& comm, const Request& request, LimitWatch& limits) override;
+
+ private:
+  front::CpdsFrontEnd front_;
+};
+
+}  // namespace druba::mpi
