@@ -126,6 +126,30 @@ int Refuse(const distributed::Comm& comm, int code, const std::string& message) 
   return code;
 }
 
+// The model's kind, and whether the options suit it: 0, or every process ends with the code
+// (process 0 printing why).
+int ChooseKind(const distributed::Comm& comm, std::span<Kind* const> kinds,
+               const cli::Commands& commands, const run::RunOptions& options, Kind*& kind) {
+  std::vector<run::FrontEnd*> fronts;
+  for (Kind* k : kinds) fronts.push_back(&k->front());
+  try {
+    const run::FrontEnd& front = cli::KindOf(fronts, options.model);
+    for (Kind* k : kinds) {
+      if (&k->front() == &front) kind = k;
+    }
+    cli::CheckKindOptions(commands.groups, front, options.model);
+  } catch (const InputError& e) {
+    return Refuse(comm, exit_code::kInput, e.what());
+  }
+  const std::string untaken =
+      Untaken(*commands.apps.at(options.command), commands, *kind, options.command);
+  if (!untaken.empty()) return Refuse(comm, exit_code::kUsage, untaken);
+  if (const std::string wrong = kind->front().CheckUsage(options); !wrong.empty()) {
+    return Refuse(comm, exit_code::kUsage, wrong);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv, distributed::Comm& comm, std::span<Kind* const> kinds) {
@@ -152,21 +176,7 @@ int Main(int argc, char** argv, distributed::Comm& comm, std::span<Kind* const> 
     if (sub->parsed()) options.command = command;
   }
   Kind* kind = nullptr;
-  try {
-    const run::FrontEnd& front = cli::KindOf(fronts, options.model);
-    for (Kind* k : kinds) {
-      if (&k->front() == &front) kind = k;
-    }
-    cli::CheckKindOptions(commands.groups, front, options.model);
-  } catch (const InputError& e) {
-    return Refuse(comm, exit_code::kInput, e.what());
-  }
-  const std::string untaken =
-      Untaken(*commands.apps.at(options.command), commands, *kind, options.command);
-  if (!untaken.empty()) return Refuse(comm, exit_code::kUsage, untaken);
-  if (const std::string wrong = kind->front().CheckUsage(options); !wrong.empty()) {
-    return Refuse(comm, exit_code::kUsage, wrong);
-  }
+  if (const int code = ChooseKind(comm, kinds, commands, options, kind); code != 0) return code;
   if (options.progress) {
     request.search.progress = ProgressLines();
     request.search.progress_interval_s = progress_every;

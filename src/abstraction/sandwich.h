@@ -49,15 +49,7 @@ class SandwichProof {
   bool Advance(RunResult& result, std::uint64_t explorer_calls, LimitWatch* limits,
                AbstractTracker<Abs>& tracker) {
     if (sandwich_over_) return false;
-    if (!upper_search_) {
-      auto initial = std::make_unique<StateStore>(abs_.width());
-      std::vector<Word> a(abs_.width());
-      model_.ForEachInitial([&](StateView state) {
-        abs_.Abstract(state, std::span<Word>(a));
-        initial->FindOrInsert(StateView(a));
-      });
-      upper_search_ = setup_.upper_bound(std::move(initial));
-    }
+    if (!upper_search_) StartUpperSearch();
     std::uint64_t budget = std::numeric_limits<std::uint64_t>::max();
     // With a property, or with a thread symmetry for the search over canonical representatives
     // (which needs O to know when to stop), O is computed in full first.
@@ -93,6 +85,30 @@ class SandwichProof {
       result.upper_bound_note = "the upper bound holds a state that violates the property";
       return false;
     }
+    WatchReached(tracker);
+    if (!setup_.concrete_symmetry.classes.empty()) {
+      symmetric_ = std::make_unique<SymmetricLowerBound<Model, Abs>>(
+          model_, abs_, setup_.concrete_symmetry, limits);
+      return Holds(result, explorer_calls);
+    }
+    return false;
+  }
+
+  // O's search, from the abstract initial states.
+  void StartUpperSearch() {
+    auto initial = std::make_unique<StateStore>(abs_.width());
+    std::vector<Word> a(abs_.width());
+    model_.ForEachInitial([&](StateView state) {
+      abs_.Abstract(state, std::span<Word>(a));
+      initial->FindOrInsert(StateView(a));
+    });
+    upper_search_ = setup_.upper_bound(std::move(initial));
+  }
+
+  // O is complete: Sym(U) gets the abstract states reached so far and every one reached from now
+  // on, and the search stops as soon as |Sym(U)| reaches |O| (or U leaves O): SandwichHolds
+  // decides.
+  void WatchReached(AbstractTracker<Abs>& tracker) {
     sandwich_live_ = true;
     lower_ = std::make_unique<SymmetricImage>(abs_.width(), setup_.symmetry);
     const auto watch = [this](StateView reached) {
@@ -102,15 +118,7 @@ class SandwichProof {
     };
     const StateStore& reached = tracker.set();
     for (std::uint32_t id = 0; id < reached.size(); ++id) watch(reached.Get(id));
-    // From now on the search stops as soon as |Sym(U)| reaches |O| (or U leaves O):
-    // SandwichHolds decides.
     tracker.OnNewAbstract(watch);
-    if (!setup_.concrete_symmetry.classes.empty()) {
-      symmetric_ = std::make_unique<SymmetricLowerBound<Model, Abs>>(
-          model_, abs_, setup_.concrete_symmetry, limits);
-      return Holds(result, explorer_calls);
-    }
-    return false;
   }
 
   // Advances the search over canonical representatives by its share; each abstract state it

@@ -190,28 +190,40 @@ void Post(const Rule& r, const Config& s, const Claims& c, std::uint32_t t,
   }
 }
 
-// The relation's rules (below.h), each fact required only where the rule's conclusion is visible.
-// Returns the first missing fact, or "".
-std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, const Claims& c) {
-  const auto need_top = [&](Word t, Word g, Word x, Word y, const char* why) -> std::string {
+// The facts the relation's rules require (below.h), each only where the rule's conclusion is
+// visible: "" when the certificate has it, else the missing fact and the rule that needs it.
+struct Need {
+  const Claims& c;
+
+  std::string Top(Word t, Word g, Word x, Word y, const char* why) const {
     if (!c.visible.contains(std::array<Word, 3>{t, g, x}) || c.HasTop(t, g, x, y)) return "";
     return fmt::format("missing below_top [{}, {}, {}, {}] ({})", t, g, x, y == kNone ? -1LL : y,
                        why);
-  };
-  const auto need_deep = [&](Word t, Word u, Word v, const char* why) -> std::string {
+  }
+  std::string Deep(Word t, Word u, Word v, const char* why) const {
     if (c.HasDeep(t, u, v)) return "";
     return fmt::format("missing below_deep [{}, {}, {}] ({})", t, u, v == kNone ? -1LL : v, why);
-  };
-  for (std::uint32_t t = 0; t < c.n; ++t) {  // (I)
+  }
+};
+
+// (I): the initial stacks' facts.
+std::string InitialFacts(const cpds::InitialState& init, const Need& need) {
+  for (std::uint32_t t = 0; t < need.c.n; ++t) {
     const cpds::Stack& w = init.stacks[t];
     for (std::size_t j = 0; j < w.size(); ++j) {
       const Word under = j == 0 ? kNone : w[j - 1];
       std::string miss = j + 1 == w.size()
-                             ? need_top(t, init.shared, w[j], under, "the initial stack")
-                             : need_deep(t, w[j], under, "the initial stack");
+                             ? need.Top(t, init.shared, w[j], under, "the initial stack")
+                             : need.Deep(t, w[j], under, "the initial stack");
       if (!miss.empty()) return miss;
     }
   }
+  return "";
+}
+
+// (O), (P), (Q): a thread's own overwrite, push and pop from each fact (t, g, x, y).
+std::string OwnStepFacts(const Rules& rules, const Need& need) {
+  const Claims& c = need.c;
   // In sorted order, so that the fact a failure names is the same at every run.
   std::vector<std::array<Word, 4>> facts;
   for (const auto& [key, ys] : c.top) {
@@ -219,29 +231,33 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
   }
   std::sort(facts.begin(), facts.end());
   for (const auto& [t, g, x, y] : facts) {
-    {
-      for (const Rule* rule : rules.At(t, g, x)) {  // (O), (P), (Q)
-        const Rule& r = *rule;
-        std::string miss;
-        if (r.kind == RuleKind::kOverwrite)
-          miss = need_top(t, r.new_shared, r.new_top, y, "overwrite");
-        if (r.kind == RuleKind::kPush) {
-          miss = need_top(t, r.new_shared, r.new_top, r.below, "push");
-          if (miss.empty()) miss = need_deep(t, r.below, y, "push");
-        }
-        if (r.kind == RuleKind::kPop && y != kNone) {
-          const auto it = c.deep.find(std::array<Word, 2>{t, y});
-          if (it != c.deep.end()) {
-            for (const Word z : it->second) {
-              if (miss.empty()) miss = need_top(t, r.new_shared, y, z, "pop");
-            }
+    for (const Rule* rule : rules.At(t, g, x)) {
+      const Rule& r = *rule;
+      std::string miss;
+      if (r.kind == RuleKind::kOverwrite)
+        miss = need.Top(t, r.new_shared, r.new_top, y, "overwrite");
+      if (r.kind == RuleKind::kPush) {
+        miss = need.Top(t, r.new_shared, r.new_top, r.below, "push");
+        if (miss.empty()) miss = need.Deep(t, r.below, y, "push");
+      }
+      if (r.kind == RuleKind::kPop && y != kNone) {
+        const auto it = c.deep.find(std::array<Word, 2>{t, y});
+        if (it != c.deep.end()) {
+          for (const Word z : it->second) {
+            if (miss.empty()) miss = need.Top(t, r.new_shared, y, z, "pop");
           }
         }
-        if (!miss.empty()) return miss;
       }
+      if (!miss.empty()) return miss;
     }
   }
-  for (const Config& s : c.listed) {  // (E): another thread's step changes the shared state
+  return "";
+}
+
+// (E): another thread's step changes the shared state under each listed state's top symbols.
+std::string OtherStepFacts(const Rules& rules, const Need& need) {
+  const Claims& c = need.c;
+  for (const Config& s : c.listed) {
     for (std::uint32_t t = 0; t < c.n; ++t) {
       const Word x = c.Slots(s, t)[0];
       const auto it = c.top.find(std::array<Word, 3>{t, s[0], x});
@@ -250,7 +266,7 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
         if (other == t) continue;
         for (const Rule* r : rules.Enabled(s, c, other)) {
           for (const Word y : it->second) {
-            std::string miss = need_top(t, r->new_shared, x, y, "another thread's step");
+            std::string miss = need.Top(t, r->new_shared, x, y, "another thread's step");
             if (!miss.empty()) return miss;
           }
         }
@@ -258,6 +274,15 @@ std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, co
     }
   }
   return "";
+}
+
+// The relation's rules: the first missing fact, or "".
+std::string CheckRelation(const Rules& rules, const cpds::InitialState& init, const Claims& c) {
+  const Need need{c};
+  std::string miss = InitialFacts(init, need);
+  if (miss.empty()) miss = OwnStepFacts(rules, need);
+  if (miss.empty()) miss = OtherStepFacts(rules, need);
+  return miss;
 }
 
 // The claims of a certificate read, one condition after another (see CheckCpdsCertificate).

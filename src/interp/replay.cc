@@ -31,6 +31,33 @@ void CheckLastState(IntModel& model, StateView state, const JsonValue& doc) {
   }
 }
 
+// Everything else a slot says of the statement it took (from `before` to `after`) must be true of
+// it too: its line, its text, and whether and why the step fails.
+void CheckSlotClaims(const JsonValue& step, const std::string& slot, const Statement& st,
+                     IntModel& model, StateView before, StateView after, std::uint32_t thread,
+                     std::uint32_t action) {
+  std::string wrong = slot;
+  wrong.append("statement '").append(st.label);
+  if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
+    wrong.append("' is on line ").append(std::to_string(st.where.line));
+    throw InputError(step.At("line").where, wrong);
+  }
+  if (step.Has("statement") && step.At("statement").AsString() != st.text) {
+    wrong.append("' reads '").append(st.text).append("'");
+    throw InputError(step.At("statement").where, wrong);
+  }
+  if (step.Has("failure")) {  // the slot says the thread fails, and why
+    const JsonValue& failure = step.At("failure");
+    const bool fails = after[model.PcSlot(thread)] == model.program().error_pc;
+    const std::string why = fails ? FailureText(model.FailureOf(before, thread, action)) : "";
+    if (failure.AsString() != why) {
+      std::string message = slot;
+      message.append(fails ? "the step fails: " + why : "the step does not fail");
+      throw InputError(failure.where, message);
+    }
+  }
+}
+
 }  // namespace
 
 ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
@@ -64,28 +91,8 @@ ReplayOutcome ReplayTrace(const Program& program, const JsonValue& doc,
           step.At("state").AsString() == model.DescribeState(StateView(successors[k]));
       const Statement& st = program.statements[actions[k]];
       if (st.label == label && same_state) {
-        // Everything else the slot says of the statement must be true of it too.
-        std::string wrong = slot;
-        wrong.append("statement '").append(label);
-        if (step.Has("line") && step.At("line").AsUInt() != st.where.line) {
-          wrong.append("' is on line ").append(std::to_string(st.where.line));
-          throw InputError(step.At("line").where, wrong);
-        }
-        if (step.Has("statement") && step.At("statement").AsString() != st.text) {
-          wrong.append("' reads '").append(st.text).append("'");
-          throw InputError(step.At("statement").where, wrong);
-        }
-        if (step.Has("failure")) {  // the slot says the thread fails, and why
-          const JsonValue& failure = step.At("failure");
-          const bool fails = successors[k][model.PcSlot(thread)] == program.error_pc;
-          const std::string why =
-              fails ? FailureText(model.FailureOf(StateView(state), thread, actions[k])) : "";
-          if (failure.AsString() != why) {
-            std::string message = slot;
-            message.append(fails ? "the step fails: " + why : "the step does not fail");
-            throw InputError(failure.where, message);
-          }
-        }
+        CheckSlotClaims(step, slot, st, model, StateView(state), StateView(successors[k]), thread,
+                        actions[k]);
         state = successors[k];
         return;
       }

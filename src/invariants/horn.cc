@@ -179,7 +179,9 @@ class HornEncoding {
 
   // After kUnsat: the atoms of every relation's interpretation and, when each has `.drb` text,
   // the invariant (the tuples whose relation is empty left out).
-  void Read(HornResult& out) {
+  // The name of each variable of the pre-state in the invariant's text (a residue ghost's as the
+  // residue of its variable), and whether it is Boolean.
+  absl::flat_hash_map<std::string, HornArg> Names() {
     absl::flat_hash_map<std::string, HornArg> names;
     const auto name = [&](Term var, HornArg arg) { names[s_.View(var).name] = std::move(arg); };
     for (const ResidueGhost& g : ghosts_) {
@@ -221,11 +223,12 @@ class HornEncoding {
         }
       }
     }
-    HornText reader(s_, std::move(names));
-    absl::flat_hash_set<std::string> seen;
-    bool whole = true;
-    // A relation no rule leads to is empty; the solver's answer for it (its own slicing drops
-    // such relations) may say anything.
+    return names;
+  }
+
+  // The relations a rule leads to from the initial one (every one, with the locations as
+  // arguments).
+  std::vector<bool> Derivable() const {
     std::vector<bool> derivable(tuples_.size(), locations_as_arguments_);
     std::vector<std::size_t> todo{0};
     derivable[0] = true;
@@ -240,6 +243,16 @@ class HornEncoding {
         }
       }
     }
+    return derivable;
+  }
+
+  void Read(HornResult& out) {
+    HornText reader(s_, Names());
+    absl::flat_hash_set<std::string> seen;
+    bool whole = true;
+    // A relation no rule leads to is empty; the solver's answer for it (its own slicing drops
+    // such relations) may say anything.
+    const std::vector<bool> derivable = Derivable();
     std::vector<std::optional<std::string>> texts(tuples_.size());
     for (std::size_t r = 0; r < tuples_.size(); ++r) {
       if (!derivable[r]) continue;

@@ -192,43 +192,48 @@ std::optional<HornText::Sum> HornText::SumOf(Term t) {
     if (!l) return {};
     args.push_back(std::move(*l));
   }
-  const auto add = [](Sum& to, const Sum& from, const Int& factor) {
-    for (const auto& [name, c] : from.terms) to.terms[name] += factor * c;
-    to.constant += factor * from.constant;
-  };
   switch (v.fn) {
     case Fn::kAdd:
-      for (const Sum& a : args) add(out, a, 1);
+      for (const Sum& a : args) Add(out, a, 1);
       return out;
     case Fn::kSub:
-      add(out, args[0], 1);
-      add(out, args[1], -1);
+      Add(out, args[0], 1);
+      Add(out, args[1], -1);
       return out;
     case Fn::kNeg:
-      add(out, args[0], -1);
+      Add(out, args[0], -1);
       return out;
-    case Fn::kMul: {
-      Int factor = 1;
-      const Sum* varying = nullptr;  // at most one factor with variables
-      for (const Sum& a : args) {
-        if (a.terms.empty()) {
-          factor *= a.constant;
-        } else if (varying == nullptr) {
-          varying = &a;
-        } else {
-          return {};
-        }
-      }
-      if (varying == nullptr) {
-        out.constant = factor;
-      } else {
-        add(out, *varying, factor);
-      }
-      return out;
-    }
+    case Fn::kMul:
+      return ProductOf(args);
     default:
       return {};
   }
+}
+
+void HornText::Add(Sum& to, const Sum& from, const Int& factor) {
+  for (const auto& [name, c] : from.terms) to.terms[name] += factor * c;
+  to.constant += factor * from.constant;
+}
+
+std::optional<HornText::Sum> HornText::ProductOf(const std::vector<Sum>& args) {
+  Sum out;
+  Int factor = 1;
+  const Sum* varying = nullptr;  // at most one factor with variables
+  for (const Sum& a : args) {
+    if (a.terms.empty()) {
+      factor *= a.constant;
+    } else if (varying == nullptr) {
+      varying = &a;
+    } else {
+      return {};
+    }
+  }
+  if (varying == nullptr) {
+    out.constant = factor;
+  } else {
+    Add(out, *varying, factor);
+  }
+  return out;
 }
 
 std::optional<std::string> HornText::Linear(Term t, bool split) {

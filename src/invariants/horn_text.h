@@ -56,6 +56,10 @@ class HornText {
     Int constant = 0;
   };
   std::optional<Sum> SumOf(Term t);
+  // to += factor * from.
+  static void Add(Sum& to, const Sum& from, const Int& factor);
+  // A product with at most one factor that has variables (none: a nonlinear one).
+  static std::optional<Sum> ProductOf(const std::vector<Sum>& args);
 
   // A linear comparison `lhs OP rhs` (OP <=, < or ==) as `.drb` text: `sum <= bound` with the
   // coefficients divided by their gcd, `<` as `<=` (integers), positive terms on the left;

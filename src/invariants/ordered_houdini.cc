@@ -16,6 +16,26 @@ bool Houdini::Initial() {
   return Prune({enc_.Initial(s0, count_)}, s0, std::nullopt);
 }
 
+std::vector<Term> Houdini::NamedThreads(std::uint32_t stmt, const SymState& pre, Term t) {
+  std::vector<Term> threads{t};
+  std::vector<const Expr*> indices;  // those that name no quantifier's variable
+  drb::ThreadIndexExprs(p_.statements[stmt].body, indices);
+  for (const Expr* e : indices) {
+    if (!drb::NamesBound(*e)) threads.push_back(enc_.Eval(*e, pre, count_, t));
+  }
+  for (std::size_t v = 0; v < p_.shared.size(); ++v) {
+    if (ids_.shared[v]) threads.push_back(pre.shared[v]);
+  }
+  for (std::size_t v = 0; v < p_.locals.size(); ++v) {
+    if (ids_.locals[v]) threads.push_back(s_.Select(pre.locals[v], t));
+  }
+  // The ids the statement reads off other threads' entries (`victim[lv]`).
+  for (const Expr* e : IdReads(p_.statements[stmt].body)) {
+    threads.push_back(enc_.Value(*e, pre, count_, t));
+  }
+  return threads;
+}
+
 bool Houdini::Steps(std::string* failure) {
   const ThreadTemplate& tt = p_.templates[0];
   // How many candidates were left when a step of the statement from a state that satisfies
@@ -33,22 +53,7 @@ bool Houdini::Steps(std::string* failure) {
       const Term t = enc_.FreshThread(count_, "t");
       const Term failed = s_.Eq(s_.Select(post.pc, t), s_.Num(p_.error_pc));
       const bool writes_others = drb::WritesOthers(p_.statements[stmt].body);
-      Hypothesis hyp{&pre, {t}, {}};
-      std::vector<const Expr*> indices;  // those that name no quantifier's variable
-      drb::ThreadIndexExprs(p_.statements[stmt].body, indices);
-      for (const Expr* e : indices) {
-        if (!drb::NamesBound(*e)) hyp.threads.push_back(enc_.Eval(*e, pre, count_, t));
-      }
-      for (std::size_t v = 0; v < p_.shared.size(); ++v) {
-        if (ids_.shared[v]) hyp.threads.push_back(pre.shared[v]);
-      }
-      for (std::size_t v = 0; v < p_.locals.size(); ++v) {
-        if (ids_.locals[v]) hyp.threads.push_back(s_.Select(pre.locals[v], t));
-      }
-      // The ids the statement reads off other threads' entries (`victim[lv]`).
-      for (const Expr* e : IdReads(p_.statements[stmt].body)) {
-        hyp.threads.push_back(enc_.Value(*e, pre, count_, t));
-      }
+      Hypothesis hyp{&pre, NamedThreads(stmt, pre, t), {}};
       std::vector<Term> context{enc_.WellFormed(pre, count_), enc_.InRange(t, count_),
                                 enc_.Step(stmt, t, pre, post, count_)};
       if (!count_.fixed) {  // ground queries instantiate the invariant at these threads too
@@ -177,6 +182,27 @@ Term Houdini::Invariant(const SymState& s, const Hypothesis* at) {
   return s_.And(all);
 }
 
+SatResult Houdini::Ask(const std::vector<Term>& context, std::size_t invariant_at, Hypothesis* hyp,
+                       Term goal) {
+  if (limits_ != nullptr && limits_->Check()) {
+    undecided_ = *limits_->Check();
+    return SatResult::kUnknown;
+  }
+  ++queries_;
+  std::vector<Term> all = context;
+  all.push_back(goal);
+  if (hyp != nullptr && !count_.fixed) {  // grounded first
+    const SatResult weak = Grounded(all, invariant_at, *hyp);
+    model_threads_ = ground_threads_;
+    if (weak != SatResult::kUnknown) return weak;
+    all[invariant_at] = context[invariant_at];
+  }
+  const SatResult r = count_.fixed ? CheckScoped(all) : s_.CheckAlone(all);
+  model_threads_ = count_.fixed;
+  if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
+  return r;
+}
+
 bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<Term> failed,
                     std::optional<Term> mover, Hypothesis* hyp) {
   for (const Term f : facts_) context.push_back(f);
@@ -203,25 +229,7 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
     hyp->threads.push_back(v);
     hyp->threads.push_back(w);
   }
-  const auto ask = [&](Term goal) {
-    if (limits_ != nullptr && limits_->Check()) {
-      undecided_ = *limits_->Check();
-      return SatResult::kUnknown;
-    }
-    ++queries_;
-    std::vector<Term> all = context;
-    all.push_back(goal);
-    if (grounded) {
-      const SatResult weak = Grounded(all, invariant_at, *hyp);
-      model_threads_ = ground_threads_;
-      if (weak != SatResult::kUnknown) return weak;
-      all[invariant_at] = context[invariant_at];
-    }
-    const SatResult r = count_.fixed ? CheckScoped(all) : s_.CheckAlone(all);
-    model_threads_ = count_.fixed;
-    if (r == SatResult::kUnknown) undecided_ = s_.ReasonUnknown();
-    return r;
-  };
+  const auto ask = [&](Term goal) { return Ask(context, invariant_at, hyp, goal); };
   for (;;) {
     std::vector<Term> any;
     if (failed) any.push_back(*failed);

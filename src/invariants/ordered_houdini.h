@@ -73,6 +73,9 @@ class Houdini {
   // them all. `*failure` names a statement that can still fail; with `failure` null, failures
   // are not asked about (the greatest inductive subset of the candidates). False when undecided.
   bool Steps(std::string* failure);
+  // The threads a step of `stmt` by t from `pre` names (t, the ids the statement indexes by or
+  // reads, the id-valued variables): the invariant is instantiated at them.
+  std::vector<Term> NamedThreads(std::uint32_t stmt, const SymState& pre, Term t);
 
   std::vector<bool> alive() const { return alive_; }
   const std::vector<Cti>& ctis() const { return ctis_; }
@@ -92,6 +95,11 @@ class Houdini {
     std::vector<Term> threads;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // and these pairs of threads
   };
+  // Whether `goal` can hold in `context` (whose entry `invariant_at` is the invariant at the
+  // pre-state): with a hypothesis at every count, first with the invariant instantiated at the
+  // hypothesis's threads (Grounded), then quantified. Unknown at a limit or an undecided query.
+  SatResult Ask(const std::vector<Term>& context, std::size_t invariant_at, Hypothesis* hyp,
+                Term goal);
 
   // The candidates left that name `self`, at viewer k and (those over pairs) thread j; the ones
   // over one thread only with `first_j`.

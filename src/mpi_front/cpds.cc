@@ -108,6 +108,65 @@ constexpr std::string_view kCpdsVerifyOptions[] = {
     "--upper-bound", "--symmetric-search", "--certificate", "--dump-abstract", "--init",
     "--spec",        "--target",           "--top"};
 
+// The model, read by every process (ReadFailed at every process when one cannot).
+front::LoadedCpds LoadEverywhere(const distributed::Comm& comm, const std::string& path,
+                                 const cpds::CpdsOptions& given) {
+  std::optional<front::LoadedCpds> read;
+  std::string error;
+  try {
+    read = front::LoadCpds(path, given);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  AgreeRead(comm, error);
+  return std::move(*read);
+}
+
+// The run's property: a state whose abstract state violates the target (or deadlock); the
+// closure test, and the sandwich proof unless --upper-bound off. `scratch` is the abstract
+// state's words.
+Property PropertyOf(const cpds::TopKAbstraction& abs, const cpds::Cpds& cpds,
+                    const run::RunOptions& o, bool has_target, std::vector<Word>& scratch) {
+  Property property;
+  property.abstract_width = abs.width();
+  property.abstract = [&abs](StateView s, std::span<Word> out) { abs.Abstract(s, out); };
+  property.violates = [&abs, &scratch](StateView s) {
+    abs.Abstract(s, scratch);
+    return abs.Violates(StateView(scratch));
+  };
+  property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
+    return CheckClosure(abs, set, checks);
+  };
+  if (o.upper_bound != run::UpperBound::kOff) {
+    property.sandwich = SandwichOf(abs, cpds, o, has_target);
+  }
+  return property;
+}
+
+// What a run's end keeps for the report (in `out`, at process 0): a safe verdict's certificate, as
+// druba writes it (the union is the final abstract set), which `druba check` decides; the
+// abstract states of --dump-abstract. Collective.
+void KeepAnswer(const distributed::Comm& comm, const distributed::Run<cpds::CpdsModel>& run,
+                const Outcome& done, const cpds::CpdsHooks& hooks, const run::RunOptions& o,
+                run::CountRun& out) {
+  out = {};
+  out.result.proof = done.result.proof;
+  const bool certify = !o.certificate.empty() && done.result.verdict == Verdict::kSafe;
+  if (certify && done.result.proof == Proof::kExhausted) CertifyExhausted(comm, run, hooks, out);
+  if (comm.rank() != 0) return;
+  const StateStore* set = run.abstract_union();
+  if (set == nullptr) return;
+  if (run::WantsAbstractLines(o, false)) {
+    for (std::uint32_t id = 0; id < set->size(); ++id) {
+      out.abstract_states.push_back(hooks.abs.Describe(set->Get(id)));
+    }
+    std::sort(out.abstract_states.begin(), out.abstract_states.end());
+  }
+  if (certify && out.certificate_note.empty() && out.certificate.empty()) {
+    hooks.Write(out, *set, hooks.abs.k());
+  }
+}
+
 }  // namespace
 
 std::span<const std::string_view> CpdsKind::Takes(run::Command command) const {
@@ -118,60 +177,22 @@ std::span<const std::string_view> CpdsKind::Takes(run::Command command) const {
 run::Outcome CpdsKind::Run(distributed::Comm& comm, const Request& request, LimitWatch& limits) {
   const run::RunOptions& o = request.options;
   const cpds::CpdsOptions& given = front_.options();
-  std::optional<front::LoadedCpds> read;
-  std::string error;
-  try {
-    read = front::LoadCpds(o.model, given);
-  } catch (const InputError& e) {
-    error = e.what();
-  }
-  AgreeRead(comm, error);
-  const front::LoadedCpds& loaded = *read;
+  const front::LoadedCpds loaded = LoadEverywhere(comm, o.model, given);
   cpds::CpdsModel model(loaded.cpds, loaded.init);
   cpds::TopKAbstraction abs(model, given.top, loaded.target);
   abs.SetDeadlock(o.deadlock);
   std::vector<Word> scratch(abs.width());
-  Property property;
-  property.abstract_width = abs.width();
-  property.abstract = [&abs](StateView s, std::span<Word> out) { abs.Abstract(s, out); };
-  property.violates = [&](StateView s) {
-    abs.Abstract(s, scratch);
-    return abs.Violates(StateView(scratch));
-  };
-  property.closure = [&abs](const StateStore& set, std::uint64_t* checks) {
-    return CheckClosure(abs, set, checks);
-  };
-  if (o.upper_bound != run::UpperBound::kOff) {
-    property.sandwich = SandwichOf(abs, loaded.cpds, o, loaded.target.has_value());
-  }
-  // A safe verdict's certificate, as druba writes it (the union is the final abstract set), which
-  // `druba check` decides; the abstract states of --dump-abstract.
+  const Property property = PropertyOf(abs, loaded.cpds, o, loaded.target.has_value(), scratch);
   const cpds::CpdsHooks hooks{o, given, loaded.digest, model, abs, loaded.target.has_value()};
   Request asked = request;
   asked.search.gather_answer = !o.certificate.empty() || !o.dump_abstract.empty();
   run::CountRun out;
-  const auto at_end = [&](const Outcome& done, const distributed::Run<cpds::CpdsModel>& run) {
-    out = {};
-    out.result.proof = done.result.proof;
-    const bool certify = !o.certificate.empty() && done.result.verdict == Verdict::kSafe;
-    if (certify && done.result.proof == Proof::kExhausted) {
-      CertifyExhausted(comm, run, hooks, out);
-    }
-    if (comm.rank() != 0) return;
-    const StateStore* set = run.abstract_union();
-    if (set == nullptr) return;
-    if (run::WantsAbstractLines(o, false)) {
-      for (std::uint32_t id = 0; id < set->size(); ++id) {
-        out.abstract_states.push_back(abs.Describe(set->Get(id)));
-      }
-      std::sort(out.abstract_states.begin(), out.abstract_states.end());
-    }
-    if (certify && out.certificate_note.empty() && out.certificate.empty()) {
-      hooks.Write(out, *set, abs.k());
-    }
-  };
   Spread spread;
-  const Outcome done = Execute(comm, model, property, asked, limits, spread, at_end);
+  const Outcome done =
+      Execute(comm, model, property, asked, limits, spread,
+              [&](const Outcome& end, const distributed::Run<cpds::CpdsModel>& run) {
+                KeepAnswer(comm, run, end, hooks, o, out);
+              });
   run::Section section = spread.Section(comm);
   if (comm.rank() != 0) return {};
   SetFigures(done, model.num_threads(), out);

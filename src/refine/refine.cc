@@ -170,26 +170,50 @@ std::vector<Word> Refiner::ValuesOn(const Program& candidate, const Weights& wei
   return values;
 }
 
-bool Refiner::RemovesBreak(const Program& candidate, const Break& at,
-                           const std::vector<std::vector<Word>>& combos, LimitWatch* limits) {
-  const AbstractionSpec& spec = candidate.abstractions.back();
-  const StateStore& reached = at.reached;
-  const std::size_t place = reached.width() - 1;  // the new predicates', before the failed bit
-  const std::size_t k = spec.predicates.size() - (place - spec.pcs.size());
-  // The reached set with the new predicates any way: the view invariant as before.
-  StateStore wider(reached.width() + k);
-  std::vector<Word> words(reached.width() + k);
-  const auto widen = [&](StateView a, std::size_t bits) {
+namespace {
+
+// The reached set with k new predicates any way (the view invariant as before), and `words`, a
+// reached abstract state widened so: the new predicates' bits at `place`, before the failed bit.
+struct Widened {
+  Widened(const StateStore& reached, std::size_t place_at, std::size_t count)
+      : set(reached.width() + count), words(reached.width() + count), place(place_at), k(count) {
+    for (std::uint32_t id = 0; id < reached.size(); ++id) {
+      for (std::size_t bits = 0; bits < (std::size_t{1} << k); ++bits) {
+        Widen(reached.Get(id), bits);
+        set.FindOrInsert(StateView(words));
+      }
+    }
+  }
+  void Widen(StateView a, std::size_t bits) {
     std::copy(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(place), words.begin());
     for (std::size_t i = 0; i < k; ++i) words[place + i] = (bits >> i) & 1U;
     words[place + k] = a[place];
-  };
-  for (std::uint32_t id = 0; id < reached.size(); ++id) {
-    for (std::size_t bits = 0; bits < (std::size_t{1} << k); ++bits) {
-      widen(reached.Get(id), bits);
-      wider.FindOrInsert(StateView(words));
-    }
   }
+
+  StateStore set;
+  std::vector<Word> words;
+  std::size_t place;
+  std::size_t k;
+};
+
+// The candidates' values of a combination as bits, the first the lowest.
+std::size_t BitsOf(const std::vector<Word>& combo) {
+  std::size_t bits = 0;
+  for (std::size_t i = 0; i < combo.size(); ++i) bits |= std::size_t{combo[i]} << i;
+  return bits;
+}
+
+}  // namespace
+
+bool Refiner::RemovesBreak(const Program& candidate, const Break& at,
+                           const std::vector<std::vector<Word>>& combos, LimitWatch* limits) {
+  const AbstractionSpec& spec = candidate.abstractions.back();
+  const std::size_t place = at.reached.width() - 1;  // the new predicates', before the failed bit
+  const std::size_t k = spec.predicates.size() - (place - spec.pcs.size());
+  Widened widened(at.reached, place, k);
+  const StateStore& wider = widened.set;
+  std::vector<Word>& words = widened.words;
+  const auto widen = [&widened](StateView a, std::size_t bits) { widened.Widen(a, bits); };
   const bool other = at.failure.thread == kOtherThread;
   const ActionClass action{at.failure.action, other ? 1U : at.failure.thread, other, false, false};
   // Whether a step from a with the candidates at `bits` reaches b at `count` (none: undecided).
@@ -222,14 +246,9 @@ bool Refiner::RemovesBreak(const Program& candidate, const Break& at,
     }
     return reaches(at.count, bits) == std::optional<bool>(false);
   };
-  const auto bits_of = [](const std::vector<Word>& combo) {
-    std::size_t bits = 0;
-    for (std::size_t i = 0; i < combo.size(); ++i) bits |= std::size_t{combo[i]} << i;
-    return bits;
-  };
   if (!combos.empty()) {
     return std::all_of(combos.begin(), combos.end(),
-                       [&](const std::vector<Word>& c) { return blocks(bits_of(c)); });
+                       [&](const std::vector<Word>& c) { return blocks(BitsOf(c)); });
   }
   // Without concrete states at a: some value admitted by a well-formed state must block.
   for (std::size_t bits = 0; bits < (std::size_t{1} << k); ++bits) {

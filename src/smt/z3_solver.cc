@@ -13,6 +13,41 @@
 namespace druba::predabs {
 namespace {
 
+// The function TermView names a Z3 application of `kind` by, with its arguments as they are (none:
+// another, or one whose arguments change: View).
+std::optional<Fn> PlainFn(Z3_decl_kind kind) {
+  switch (kind) {
+    case Z3_OP_ADD:
+      return Fn::kAdd;
+    case Z3_OP_MUL:
+      return Fn::kMul;
+    case Z3_OP_UMINUS:
+      return Fn::kNeg;
+    case Z3_OP_IDIV:
+      return Fn::kDiv;
+    case Z3_OP_MOD:
+      return Fn::kMod;
+    case Z3_OP_LE:
+      return Fn::kLe;
+    case Z3_OP_LT:
+      return Fn::kLt;
+    case Z3_OP_EQ:
+      return Fn::kEq;
+    case Z3_OP_AND:
+      return Fn::kAnd;
+    case Z3_OP_OR:
+      return Fn::kOr;
+    case Z3_OP_NOT:
+      return Fn::kNot;
+    case Z3_OP_IMPLIES:
+      return Fn::kImplies;
+    case Z3_OP_ITE:
+      return Fn::kIte;
+    default:
+      return std::nullopt;
+  }
+}
+
 class Z3Solver final : public Solver {
  public:
   explicit Z3Solver(unsigned timeout_ms)
@@ -190,41 +225,16 @@ class Z3Solver final : public Solver {
       v.args = std::move(a);
       return v;
     };
+    if (const std::optional<Fn> fn = PlainFn(kind)) return apply(*fn, args);
     switch (kind) {
-      case Z3_OP_ADD:
-        return apply(Fn::kAdd, args);
       case Z3_OP_SUB:
         return args.size() == 2 ? apply(Fn::kSub, args) : v;
-      case Z3_OP_MUL:
-        return apply(Fn::kMul, args);
-      case Z3_OP_UMINUS:
-        return apply(Fn::kNeg, args);
-      case Z3_OP_IDIV:
-        return apply(Fn::kDiv, args);
-      case Z3_OP_MOD:
-        return apply(Fn::kMod, args);
-      case Z3_OP_LE:
-        return apply(Fn::kLe, args);
-      case Z3_OP_LT:
-        return apply(Fn::kLt, args);
       case Z3_OP_GE:
         return apply(Fn::kLe, {args[1], args[0]});
       case Z3_OP_GT:
         return apply(Fn::kLt, {args[1], args[0]});
-      case Z3_OP_EQ:
-        return apply(Fn::kEq, args);
       case Z3_OP_DISTINCT:
         return args.size() == 2 ? apply(Fn::kNot, {Add(at(args[0]) == at(args[1]))}) : v;
-      case Z3_OP_AND:
-        return apply(Fn::kAnd, args);
-      case Z3_OP_OR:
-        return apply(Fn::kOr, args);
-      case Z3_OP_NOT:
-        return apply(Fn::kNot, args);
-      case Z3_OP_IMPLIES:
-        return apply(Fn::kImplies, args);
-      case Z3_OP_ITE:
-        return apply(Fn::kIte, args);
       default:
         return v;
     }

@@ -309,6 +309,46 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
   return report;
 }
 
+// What the report adds to the last count's run: the certificate of a proof for every count, the
+// closure across counts, the Horn solver's and refinement's sections.
+void AddFindings(const Verified& verified, const std::string& digest, const ThreadCounts& threads,
+                 const Program& final_program, const AbstractionSpec& spec, run::Report& report) {
+  const ThreadCountsResult& counts = verified.round.counts;
+  const std::optional<Refiner>& refiner = verified.refiner;
+  if (threads.every_count_from_first && report.verdict == Verdict::kSafe) {
+    // The set the closure across counts was decided for (the last count's, equal to the one
+    // before it).
+    run::CountRun& last_run = report.runs.back();
+    last_run.certificate =
+        PredicatesCertificate({digest, threads.first, true, false, "every-count", &final_program,
+                               &spec, KeptOf(last_run).abstract_set.get()});
+  }
+  if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
+  if (verified.round.horn) AddHorn(*verified.round.horn, report);
+  if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
+                  counts.verdict == Verdict::kUnknown)) {
+    AddRefinement(*refiner, report);
+  }
+}
+
+// The verdict of the counts run. Deadlock freedom is proved per count, by exhaustion; the closure
+// test across counts does not decide it, so it is never claimed for every count.
+Finding VerdictOf(const ThreadCountsResult& counts, bool deadlock_every_count,
+                  const ThreadCounts& threads, std::uint32_t last_count) {
+  Finding verdict{counts.verdict, counts.reason};
+  if (deadlock_every_count && verdict.verdict != Verdict::kViolation) {
+    verdict = {Verdict::kUnknown,
+               "deadlock freedom is proved for one thread count at a time (by exhaustion), not "
+               "for every count: give --threads N (the assertions, for every count: " +
+                   (verdict.verdict == Verdict::kSafe ? std::string("safe") : verdict.reason) +
+                   ")"};
+  }
+  if (verdict.verdict == Verdict::kViolation && threads.every_count_from_first) {
+    verdict.reason += ", at " + std::to_string(last_count) + " threads";
+  }
+  return verdict;
+}
+
 }  // namespace
 
 run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
@@ -343,48 +383,21 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
   // An `unknown` is reported as the first round found it (with the exact search that went on),
   // and the refinement section says how far refinement got.
   Verified verified = Verify(asked, program, chosen, threads, limits, hooks);
-  Round& round = verified.round;
-  const std::optional<Refiner>& refiner = verified.refiner;
   const Program& final_program = verified.program(program);
   const AbstractionSpec& spec = verified.spec(chosen.spec());
-  const ThreadCountsResult& counts = round.counts;
+  const ThreadCountsResult& counts = verified.round.counts;
   run::Report report;
   report.options = options;
-  report.runs = std::move(round.runs);
+  report.runs = std::move(verified.round.runs);
   report.subject = "threads " + threads.Text() + ", abstraction " + spec.name;
   report.header = {{"threads", threads.Text()}, {"abstraction", spec.name}};
   report.per_count = true;
   report.list_abstract = true;
   report.trace_header = {{"digest", request.digest}};  // replay tells another model apart
-  // Deadlock freedom is proved per count, by exhaustion; the closure test across counts does not
-  // decide it, so it is never claimed for every count.
-  Finding verdict{counts.verdict, counts.reason};
-  if (deadlock_every_count && verdict.verdict != Verdict::kViolation) {
-    verdict = {Verdict::kUnknown,
-               "deadlock freedom is proved for one thread count at a time (by exhaustion), not "
-               "for every count: give --threads N (the assertions, for every count: " +
-                   (verdict.verdict == Verdict::kSafe ? std::string("safe") : verdict.reason) +
-                   ")"};
-  }
-  if (verdict.verdict == Verdict::kViolation && threads.every_count_from_first) {
-    verdict.reason += ", at " + std::to_string(report.last().threads) + " threads";
-  }
+  const Finding verdict = VerdictOf(counts, deadlock_every_count, threads, report.last().threads);
   report.verdict = verdict.verdict;
   report.reason = verdict.reason;
-  if (threads.every_count_from_first && verdict.verdict == Verdict::kSafe) {
-    // The set the closure across counts was decided for (the last count's, equal to the one
-    // before it).
-    run::CountRun& last_run = report.runs.back();
-    last_run.certificate =
-        PredicatesCertificate({request.digest, threads.first, true, false, "every-count",
-                               &final_program, &spec, KeptOf(last_run).abstract_set.get()});
-  }
-  if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
-  if (round.horn) AddHorn(*round.horn, report);
-  if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
-                  counts.verdict == Verdict::kUnknown)) {
-    AddRefinement(*refiner, report);
-  }
+  AddFindings(verified, request.digest, threads, final_program, spec, report);
   report.time_s = clock.Seconds();
   report.svg_title = "druba " + std::string(run::CommandName(options.command)) + " " +
                      options.model + ", " + std::to_string(report.last().threads) +
