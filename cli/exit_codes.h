@@ -1,4 +1,4 @@
-// druba's exit codes (documented in the README): the front end's table, which no library needs.
+// druba's exit codes (documented in docs/manual.md): the front end's table, which no library needs.
 #pragma once
 
 #include "abstraction/verdict.h"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The sequence chart (--trace-svg) of two bundled violations: druba writes it, it is byte for byte
-# the copy in docs/ that the README shows, and headless Chromium renders it to a PNG of the size
+# the copy in docs/ that docs/manual.md shows, and headless Chromium renders it to a PNG of the size
 # the SVG states (a picture, not an empty page). Writes only inside a directory it makes.
 #   check_trace_svg.sh DRUBA SOURCE_DIR
 set -eu
