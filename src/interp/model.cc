@@ -403,7 +403,8 @@ std::string IntModel::DescribeState(StateView state) const {
     for (std::uint32_t p = 0; p < program_.pairs.size(); ++p) {  // "ok=[true,false]": row t
       out += " " + program_.pairs[p].name + "=[";
       for (std::uint32_t c = 0; c < n_; ++c) {
-        out += (c == 0 ? "" : ",") + ValueText(program_.pairs[p], state[PairSlot(t, p, c)]);
+        if (c > 0) out += ',';
+        out += ValueText(program_.pairs[p], state[PairSlot(t, p, c)]);
       }
       out += "]";
     }
