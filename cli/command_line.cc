@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/exit_codes.h"
 #include "common/diagnostics.h"
@@ -57,23 +58,20 @@ namespace {
 
 // --time-limit and --memory-limit.
 void AddLimitOptions(CLI::App* app, RunOptions& o) {
-  // NaN passes a plain >= 0 check; a finite, non-negative number is wanted.
-  const CLI::Validator limit(
-      [](const std::string& value) {
-        try {
-          const double v = std::stod(value);
-          return std::isfinite(v) && v >= 0 ? std::string() : "expects a finite number >= 0";
-        } catch (const std::exception&) {
-          return std::string("expects a number");
-        }
-      },
-      "", "limit");
-  app->add_option("--time-limit", o.time_limit_s,
-                  "stop with 'unknown' after SEC seconds (0, the default: no limit)")
-      ->check(limit);
+  o.time_limit_s = run::kDefaultTimeLimitS;
+  o.time_limit_default = true;
+  app->add_option_function<double>(
+         "--time-limit",
+         [&o](double seconds) {
+           o.time_limit_s = seconds;
+           o.time_limit_default = false;
+         },
+         fmt::format("stop with 'unknown' after SEC seconds (default {:g}; 0: no limit)",
+                     run::kDefaultTimeLimitS))
+      ->check(front::Limit());
   app->add_option("--memory-limit", o.memory_limit_mb,
                   "stop with 'unknown' above MB resident (0, the default: no limit)")
-      ->check(limit);
+      ->check(front::Limit());
 }
 
 // The options of verify and test (and the model argument); each kind's groups are made in turn.

@@ -226,6 +226,23 @@ bool IntModel::HasValueBeyond(StateView state, std::int64_t bound) const {
   return false;
 }
 
+void IntModel::RaiseLargest(StateView state, std::vector<std::uint64_t>& largest) const {
+  const auto magnitude = [](Word w) -> std::uint64_t {
+    if ((w & 1U) != 0) return std::uint64_t{1} << 30;  // interned: at least 2^30
+    const std::int64_t v = static_cast<std::int32_t>(w) >> 1;
+    return static_cast<std::uint64_t>(v < 0 ? -v : v);
+  };
+  const std::size_t shared = program_.shared.size();
+  for (std::size_t v = 0; v < shared; ++v) {
+    largest[v] = std::max(largest[v], magnitude(state[v]));
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    for (std::uint32_t v = 0; v < program_.locals.size(); ++v) {
+      largest[shared + v] = std::max(largest[shared + v], magnitude(state[LocalSlot(t, v)]));
+    }
+  }
+}
+
 bool IntModel::CanMove(StateView state, std::uint32_t thread) {
   SuccessorBuffer local;
   Successors(state, thread, local);

@@ -108,6 +108,10 @@ class IntModel {
   bool Deadlocked(StateView state);
   // Whether some variable holds a value of magnitude above `bound`.
   bool HasValueBeyond(StateView state, std::int64_t bound) const;
+  // Raises largest[v] to the magnitude of each shared variable v's value in `state`, and
+  // largest[shared + v] to that of local v's at any thread (an interned value counts as 2^30).
+  // `largest` has a place for every shared and local variable.
+  void RaiseLargest(StateView state, std::vector<std::uint64_t>& largest) const;
   // Why `thread`'s statement `action` led from `before` to the error location.
   Failure FailureOf(StateView before, std::uint32_t thread, std::uint32_t action);
 

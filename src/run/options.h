@@ -13,6 +13,10 @@
 namespace druba::run {
 
 enum class Command { kVerify, kTest, kReplay, kCheck };
+
+// The time limit of a run whose command line gives none: a run ends, `unknown` at worst, in a time
+// a person waits for (--time-limit 0: no limit).
+inline constexpr double kDefaultTimeLimitS = 300;
 // The sandwich proof's upper bound O (--upper-bound): kAuto is joint for CPDS and off for .drb;
 // kStatic, a relation that ignores which states are reached, is for CPDS only.
 enum class UpperBound { kAuto, kJoint, kStatic, kOff };
@@ -25,9 +29,10 @@ std::string_view UpperBoundName(UpperBound bound);
 struct RunOptions {
   std::string model;
   bool json = false;
+  bool time_limit_default = false;  // time_limit_s is the command line's default, not the user's
   std::string json_out;  // also write the JSON report to this file (the text goes to stdout)
   std::string dump_abstract;
-  double time_limit_s = 0;
+  double time_limit_s = 0;  // 0: none
   double memory_limit_mb = 0;
   Mode mode = Mode::kDruba;
   Command command = Command::kVerify;

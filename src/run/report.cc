@@ -273,6 +273,12 @@ std::string NextSteps(const Report& report) {
   const CountRun& last = report.last();
   if (!report.next.empty()) return report.next;
   if (last.closure_break) return NextAfterClosureBreak();
+  if (report.options.time_limit_default && report.reason.find("time limit") != std::string::npos) {
+    return fmt::format(
+        "next: the run stopped at the default time limit of {:g} s: --time-limit SEC gives it "
+        "longer (0: no limit), or `druba test` hunts within smaller bounds\n",
+        kDefaultTimeLimitS);
+  }
   if (report.reason.find("limit") != std::string::npos) {
     return "next: a larger --time-limit or --memory-limit, or `druba test` with smaller bounds\n";
   }

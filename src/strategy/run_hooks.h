@@ -29,6 +29,9 @@ namespace druba::predabs {
 // What a run keeps for the loop over thread counts and for refinement (run::CountRun::kept).
 struct DrbKept {
   std::shared_ptr<const StateStore> abstract_set;  // a copy of the reached abstract set
+  // A run that ended unknown: each variable's largest magnitude in the states reached, shared
+  // variables first, then locals (IntModel::RaiseLargest), for the report's `next:` line.
+  std::vector<std::uint64_t> largest;
   // Refinement: the first stored concrete states (at most kConcreteSample), one after another.
   std::shared_ptr<const std::vector<Word>> concrete_sample;
 };
@@ -159,6 +162,10 @@ struct DrbHooks {
           [&](StateView state) { sample->insert(sample->end(), state.begin(), state.end()); },
           kConcreteSample);
       kept.concrete_sample = std::move(sample);
+    }
+    if (out.result.verdict == Verdict::kUnknown) {
+      kept.largest.assign(model.program().shared.size() + model.program().locals.size(), 0);
+      driver.ForEachState([&](StateView state) { model.RaiseLargest(state, kept.largest); });
     }
     out.kept = std::move(kept);
   }

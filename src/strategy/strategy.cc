@@ -11,6 +11,7 @@
 #include "invariants/ordered_invariant.h"
 #include "predabs/predicate_abstraction.h"
 #include "predabs/report_words.h"
+#include "run/progress.h"
 #include "strategy/run_hooks.h"
 
 namespace druba::predabs {
@@ -149,7 +150,8 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   // kHornSecondShare times as long, or what the time limit leaves.
   const double fixed = request.drb.horn_share_ms / 1000.0;
   const double left = std::max(0.0, limits.RemainingSeconds());
-  const bool limited = options.time_limit_s > 0;
+  // (The command line's default limit is not the user's: the shares stay as without one.)
+  const bool limited = options.time_limit_s > 0 && !options.time_limit_default;
   const double seconds = second    ? (limited ? left : kHornTimeoutMs / 1000.0 * kHornSecondShare)
                          : limited ? std::min(left / 2, std::max(fixed, left / 4))
                                    : fixed;
@@ -158,9 +160,23 @@ bool TryHorn(const DrbRequest& request, const Program& program, const ThreadCoun
   HornFigures& horn = first.horn.emplace();
   horn.attempt = second ? 2 : 1;
   horn.first_seconds = before;
+  // --progress: a line about once a second while the solver works (its stop test polls the
+  // limits, which call the progress line when it is due).
+  if (hooks.progress) {
+    limits.SetProgress(
+        [&limits, sink = hooks.progress, n, share, start = limits.clock().Seconds()] {
+          const double now = limits.clock().Seconds();
+          sink(
+              fmt::format("druba: {:6.1f} s  threads={} Horn solver (Spacer): {:.1f} s of its "
+                          "{:.0f} s share  {:.0f} MB",
+                          now, n, now - start, share / 1000.0, CurrentRssMb()));
+        },
+        1.0);
+  }
   horn.result =
       SolveHornEitherForm(program, n, options.deadlock, share, run::JobsFromOption(options.jobs),
                           [&limits] { return limits.Check().has_value(); });
+  run::StopProgress(limits);
   const HornResult& found = horn.result;
   if (hooks.refine_log != nullptr && *hooks.refine_log) {
     (*hooks.refine_log)(fmt::format(

@@ -1,9 +1,12 @@
 #include "strategy/verify.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -63,7 +66,9 @@ void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint
 
 // Refinement's rounds, in the report's words: a section after the verdict, and what to do next
 // when it stopped short of a proof.
-void AddRefinement(const Refiner& refiner, run::Report& report) {
+// `searches_finish`: false when counters grow without bound (GrowingNext), where a larger budget
+// for the exact search cannot help.
+void AddRefinement(const Refiner& refiner, run::Report& report, bool searches_finish) {
   const RefineFigures& f = refiner.figures();
   const std::string block = refiner.Block();
   const std::string kept = f.added.empty() ? "no predicate kept"
@@ -116,8 +121,9 @@ void AddRefinement(const Refiner& refiner, run::Report& report) {
         (block_shown ? std::string("to the block above and pass its name to --abstraction")
                      : std::string("to an abstraction block in the model (--abstraction "
                                    "NAME picks it)")) +
-        ", give a larger --exhaust-share or --time-limit to the exact search, or hunt "
-        "for a violation within bounds with `druba test`\n";
+        (searches_finish ? ", give a larger --exhaust-share or --time-limit to the exact search"
+                         : "") +
+        ", or hunt for a violation within bounds with `druba test`\n";
   }
 }
 
@@ -309,6 +315,50 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
   return report;
 }
 
+// For an `unknown`: the counters that grow without bound in the states the last run reached
+// (those whose magnitude went past every bounded use: 16, and 4 per thread), largest first, and
+// what would help: no search finishes on them, so a larger --exhaust-share or --time-limit does
+// not; a predicate relating them (or on the one) lets the abstraction forget their values.
+std::string GrowingNext(const Program& program, const run::CountRun& last) {
+  const std::vector<std::uint64_t>& largest = KeptOf(last).largest;
+  if (largest.empty()) return "";
+  const std::uint64_t bound = std::max<std::uint64_t>(16, std::uint64_t{4} * last.threads);
+  std::vector<std::pair<std::uint64_t, std::string>> growing;
+  for (std::size_t v = 0; v < largest.size(); ++v) {
+    const Variable& var =
+        v < program.shared.size() ? program.shared[v] : program.locals[v - program.shared.size()];
+    if (var.type != drb::Type::kBool && largest[v] >= bound) {
+      growing.emplace_back(largest[v], var.name);
+    }
+  }
+  if (growing.empty()) return "";
+  std::sort(growing.begin(), growing.end(), std::greater<>());
+  if (growing.size() > 3) growing.resize(3);
+  std::vector<std::string> named;
+  named.reserve(growing.size());
+  for (const auto& [value, name] : growing) {
+    named.push_back(fmt::format(
+        "{} (up to {})", name,
+        value >= (std::uint64_t{1} << 30) ? std::string("2^30 and more") : std::to_string(value)));
+  }
+  const std::string one = growing[0].second;
+  const std::string hint =
+      growing.size() == 1
+          ? fmt::format(
+                "a predicate on {} that tells the states of the closure break apart "
+                "(its residue, or a bound that holds: `{} <= K`)",
+                one, one)
+          : fmt::format(
+                "a predicate that relates them (for example on `{} - {}`), which lets the "
+                "abstraction forget their values",
+                one, growing[1].second);
+  return fmt::format(
+      "next: {} {} without bound in the states reached, so the exact search cannot "
+      "finish and a larger --exhaust-share or --time-limit will not help; give the "
+      "abstraction {}, or hunt for a violation within bounds with `druba test`\n",
+      fmt::join(named, " and "), growing.size() == 1 ? "grows" : "grow", hint);
+}
+
 // What the report adds to the last count's run: the certificate of a proof for every count, the
 // closure across counts, the Horn solver's and refinement's sections.
 void AddFindings(const Verified& verified, const std::string& digest, const ThreadCounts& threads,
@@ -325,10 +375,13 @@ void AddFindings(const Verified& verified, const std::string& digest, const Thre
   }
   if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
   if (verified.round.horn) AddHorn(*verified.round.horn, report);
+  const std::string growing =
+      report.verdict == Verdict::kUnknown ? GrowingNext(final_program, report.last()) : "";
   if (refiner && (refiner->figures().rounds > 1 || !refiner->figures().stopped.empty() ||
                   counts.verdict == Verdict::kUnknown)) {
-    AddRefinement(*refiner, report);
+    AddRefinement(*refiner, report, growing.empty());
   }
+  report.next = growing + report.next;
 }
 
 // The verdict of the counts run. Deadlock freedom is proved per count, by exhaustion; the closure

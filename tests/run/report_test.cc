@@ -72,6 +72,26 @@ TEST(ReportTest, TheKindsListAndNextLineReplaceTheGenericOnes) {
   EXPECT_EQ(text.find(NextAfterClosureBreak()), std::string::npos) << text;
 }
 
+// A run the command line's default time limit stopped says so, and how to give it longer; one the
+// user's limit stopped offers a larger limit.
+TEST(ReportTest, TheDefaultTimeLimitIsNamedWhenItStopsARun) {
+  Report report;
+  report.runs.emplace_back();
+  report.verdict = Verdict::kUnknown;
+  report.reason = "time limit of 300 s reached";
+  report.options.time_limit_s = kDefaultTimeLimitS;
+  report.options.time_limit_default = true;
+  std::string text = TextReport(report);
+  EXPECT_NE(text.find("next: the run stopped at the default time limit of 300 s: --time-limit "
+                      "SEC gives it longer (0: no limit)"),
+            std::string::npos)
+      << text;
+  report.options.time_limit_default = false;
+  text = TextReport(report);
+  EXPECT_EQ(text.find("default time limit"), std::string::npos) << text;
+  EXPECT_NE(text.find("next: a larger --time-limit"), std::string::npos) << text;
+}
+
 TEST(ReportTest, OutputFilesComeFromTheReport) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
