@@ -204,13 +204,15 @@ CheckResult CheckDrbCertificate(const JsonValue& certificate, const std::string&
                        "\"thread_ids\" is \"ordered\", in a certificate for every count");
     }
     const bool deadlock = doc.At("deadlock").AsBool();
+    // The digest before the block is read with the model: against another model the block may
+    // name what that model lacks, and its place would be past the model's last line.
+    if (doc.At("digest").AsString() != digest) {
+      return fail("digest", "the model is not the one certified");
+    }
     const Program program = ParseWithBlock(doc.At("abstraction"), source, file);
     const std::uint32_t n = ReadThreadCount(doc.At("threads"), program, every_count);
     const drb::AbstractionSpec& spec = program.abstractions.back();
     std::vector<Abstract> set = ReadStates(doc, program, spec, n);
-    if (doc.At("digest").AsString() != digest) {
-      return fail("digest", "the model is not the one certified");
-    }
     r.passed.emplace_back("digest");
     if (every_count) {
       // Deadlock freedom is decided at one thread count only: a claim for every count is not

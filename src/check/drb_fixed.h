@@ -3,6 +3,7 @@
 // invariant certificate (drb_invariant.cc).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -239,10 +240,27 @@ inline std::vector<z3::expr> Alpha(Encoding& enc, const drb::AbstractionSpec& sp
 
 // The model with a certificate's abstraction block (`block`, a JSON string) after it. The block
 // must add one abstraction and nothing else (no thread, variable or declaration).
+// An error in the block is placed in the certificate (the block's own line and column), never
+// past the model's last line.
 inline drb::Program ParseWithBlock(const JsonValue& block, const std::string& source,
                                    const std::string& file) {
-  drb::Program program = drb::ParseProgram(source + "\n" + block.AsString(), file);
   const drb::Program model = drb::ParseProgram(source, file);
+  const auto model_lines =
+      static_cast<std::uint32_t>(std::count(source.begin(), source.end(), '\n'));
+  drb::Program program = [&] {
+    try {
+      return drb::ParseProgram(source + "\n" + block.AsString(), file);
+    } catch (const InputError& e) {
+      if (e.where().file != file || e.where().line <= model_lines + 1) throw;
+      throw InputError(
+          block.where,
+          fmt::format(
+              "the certificate's abstraction block, at its line {}{}: {}",
+              e.where().line - model_lines - 1,
+              e.where().column > 0 ? fmt::format(", column {}", e.where().column) : std::string(),
+              e.message()));
+    }
+  }();
   if (program.abstractions.size() != model.abstractions.size() + 1 ||
       program.statements.size() != model.statements.size() ||
       program.templates.size() != model.templates.size() ||

@@ -186,6 +186,11 @@ CheckResult CheckDrbInvariantCertificate(const JsonValue& doc, const std::string
       throw InputError(doc.At("proof").where, "an invariant certificate's proof is 'invariant'");
     }
     const bool deadlock = doc.At("deadlock").AsBool();
+    // The digest before the block is read with the model: against another model the block may
+    // name what that model lacks, and its place would be past the model's last line.
+    if (doc.At("digest").AsString() != digest) {
+      return fail("digest", "the model is not the one certified");
+    }
     const drb::Program program = ParseWithBlock(doc.At("abstraction"), source, file);
     const std::uint32_t n = ReadThreadCount(doc.At("threads"), program);
     const drb::AbstractionSpec& spec = program.abstractions.back();
@@ -195,9 +200,6 @@ CheckResult CheckDrbInvariantCertificate(const JsonValue& doc, const std::string
                        "tracked location");
     }
     std::vector<Tuple> tuples = ReadTuples(doc, program, n, spec.predicates.size());
-    if (doc.At("digest").AsString() != digest) {
-      return fail("digest", "the model is not the one certified");
-    }
     r.passed.emplace_back("digest");
     InvariantQueries queries(program, std::move(tuples), n, timeout_ms, limits);
     if (std::string why = queries.Initial(); !why.empty()) return fail("initial", why);

@@ -36,7 +36,15 @@ std::string FormatDiagnostic(const SourceLocation& where, const std::string& sev
 class InputError : public std::runtime_error {
  public:
   InputError(const SourceLocation& where, const std::string& message)
-      : std::runtime_error(FormatDiagnostic(where, "error", message)) {}
+      : std::runtime_error(FormatDiagnostic(where, "error", message)),
+        where_(where),
+        message_(message) {}
+  const SourceLocation& where() const { return where_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  SourceLocation where_;
+  std::string message_;
 };
 
 // Warnings collected while reading input; the caller decides where they are printed.
