@@ -506,7 +506,8 @@ std::string DescribeAbstract(const Program& program, const AbstractionSpec& spec
     const bool plain = p.name.find(' ') == std::string::npos;
     out += abstract[i++] != 0 ? p.name : (plain ? "!" + p.name : "!(" + p.name + ")");
   }
-  if (abstract[i] != 0) out += out.empty() ? "FAILED" : ", FAILED";
+  // The last word is whether any thread has failed, not the viewing thread alone.
+  if (abstract[i] != 0) out += out.empty() ? "some thread FAILED" : ", some thread FAILED";
   return out.empty() ? "(no predicates)" : out;
 }
 
