@@ -49,12 +49,6 @@ std::string LongName(const CLI::Option& option) {
   return option.get_lnames().empty() ? "" : "--" + option.get_lnames().front();
 }
 
-// druba-mpi's own options, which every kind takes.
-bool Own(const std::string& name) {
-  return name == "--help" || name == "--batch-bytes" || name == "--progress-every" ||
-         name == "--stepwise";
-}
-
 // Whether some kind's distributed run of `command` takes the option named `name`.
 bool AnyTakes(std::span<Kind* const> kinds, Command command, const std::string& name) {
   for (const Kind* kind : kinds) {
@@ -65,33 +59,41 @@ bool AnyTakes(std::span<Kind* const> kinds, Command command, const std::string& 
   return false;
 }
 
-// The options of `sub` (its own and its kinds' groups').
-std::vector<CLI::Option*> OptionsOf(CLI::App& sub, const cli::Commands& commands) {
-  std::vector<CLI::Option*> all = sub.get_options();
-  for (const cli::KindGroup& entry : commands.groups) {
-    if (entry.group->get_parent() != &sub) continue;
-    for (CLI::Option* option : entry.group->get_options()) all.push_back(option);
+// druba's options of each command (its own and its kinds' groups', not --help), taken before
+// druba-mpi adds its own: those are the options a kind's distributed run may not take.
+using DrubasOptions = std::map<Command, std::vector<CLI::Option*>>;
+DrubasOptions DrubasOptionsOf(const cli::Commands& commands) {
+  DrubasOptions out;
+  for (const auto& [command, sub] : commands.apps) {
+    std::vector<CLI::Option*>& all = out[command];
+    for (CLI::Option* option : sub->get_options()) {
+      if (option != sub->get_help_ptr()) all.push_back(option);
+    }
+    for (const cli::KindGroup& entry : commands.groups) {
+      if (entry.group->get_parent() != sub) continue;
+      for (CLI::Option* option : entry.group->get_options()) all.push_back(option);
+    }
   }
-  return all;
+  return out;
 }
 
 // druba's options that no kind's distributed run takes: left out of --help (a run refuses them).
-void HideUntaken(const cli::Commands& commands, std::span<Kind* const> kinds) {
-  for (const auto& [command, sub] : commands.apps) {
-    for (CLI::Option* option : OptionsOf(*sub, commands)) {
+void HideUntaken(const DrubasOptions& druba, std::span<Kind* const> kinds) {
+  for (const auto& [command, options] : druba) {
+    for (CLI::Option* option : options) {
       const std::string name = LongName(*option);
-      if (name.empty() || Own(name) || AnyTakes(kinds, command, name)) continue;
+      if (name.empty() || AnyTakes(kinds, command, name)) continue;
       option->group("");
     }
   }
 }
 
 // A given option that the kind's distributed run does not take (empty: none).
-std::string Untaken(CLI::App& sub, const cli::Commands& commands, Kind& kind, Command command) {
+std::string Untaken(const DrubasOptions& druba, Kind& kind, Command command) {
   const std::span<const std::string_view> taken = kind.Takes(command);
-  for (CLI::Option* option : OptionsOf(sub, commands)) {
+  for (const CLI::Option* option : druba.at(command)) {
     const std::string name = LongName(*option);
-    if (option->count() == 0 || name.empty() || Own(name)) continue;
+    if (option->count() == 0 || name.empty()) continue;
     bool takes = false;
     for (const std::string_view t : taken) takes = takes || t == name;
     if (!takes) {
@@ -129,7 +131,8 @@ int Refuse(const distributed::Comm& comm, int code, const std::string& message) 
 // The model's kind, and whether the options suit it: 0, or every process ends with the code
 // (process 0 printing why).
 int ChooseKind(const distributed::Comm& comm, std::span<Kind* const> kinds,
-               const cli::Commands& commands, const run::RunOptions& options, Kind*& kind) {
+               const cli::Commands& commands, const DrubasOptions& druba,
+               const run::RunOptions& options, Kind*& kind) {
   std::vector<run::FrontEnd*> fronts;
   for (Kind* k : kinds) fronts.push_back(&k->front());
   try {
@@ -141,8 +144,7 @@ int ChooseKind(const distributed::Comm& comm, std::span<Kind* const> kinds,
   } catch (const InputError& e) {
     return Refuse(comm, exit_code::kInput, e.what());
   }
-  const std::string untaken =
-      Untaken(*commands.apps.at(options.command), commands, *kind, options.command);
+  const std::string untaken = Untaken(druba, *kind, options.command);
   if (!untaken.empty()) return Refuse(comm, exit_code::kUsage, untaken);
   if (const std::string wrong = kind->front().CheckUsage(options); !wrong.empty()) {
     return Refuse(comm, exit_code::kUsage, wrong);
@@ -162,10 +164,11 @@ int Main(int argc, char** argv, distributed::Comm& comm, std::span<Kind* const> 
   double progress_every = 2;
   constexpr Command kRuns[] = {Command::kVerify, Command::kTest};
   const cli::Commands commands = cli::AddCommands(app, options, fronts, kRuns);
+  const DrubasOptions druba = DrubasOptionsOf(commands);
   for (const auto& [command, sub] : commands.apps) {
     AddOwnOptions(*sub, command, request.search, progress_every);
   }
-  HideUntaken(commands, kinds);
+  HideUntaken(druba, kinds);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -176,7 +179,9 @@ int Main(int argc, char** argv, distributed::Comm& comm, std::span<Kind* const> 
     if (sub->parsed()) options.command = command;
   }
   Kind* kind = nullptr;
-  if (const int code = ChooseKind(comm, kinds, commands, options, kind); code != 0) return code;
+  if (const int code = ChooseKind(comm, kinds, commands, druba, options, kind); code != 0) {
+    return code;
+  }
   if (options.progress) {
     request.search.progress = ProgressLines();
     request.search.progress_interval_s = progress_every;

@@ -320,7 +320,7 @@ run::Report VerifyOrdered(const DrbRequest& request, const Program& program,
 // what would help: no search finishes on them, so a larger --exhaust-share or --time-limit does
 // not; a predicate relating them (or on the one) lets the abstraction forget their values.
 std::string GrowingNext(const Program& program, const run::CountRun& last) {
-  const std::vector<std::uint64_t>& largest = KeptOf(last).largest;
+  const std::vector<std::uint64_t> largest = KeptOf(last).largest;
   if (largest.empty()) return "";
   const std::uint64_t bound = std::max<std::uint64_t>(16, std::uint64_t{4} * last.threads);
   std::vector<std::pair<std::uint64_t, std::string>> growing;
