@@ -17,7 +17,8 @@ std::vector<std::string> ClosureBreaks(PredicateAbstraction& abs, const StateSto
             if (set.Find(to) || breaks.size() >= max) return;
             breaks.push_back("(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) +
                              ") under " +
-                             abs.DescribeAction(c.other ? kOtherThread : c.thread, c.stmt));
+                             abs.DescribeStep(c.other ? kOtherThread : c.thread, c.stmt,
+                                              set.Get(id), to));
           },
           &undecided);
     }

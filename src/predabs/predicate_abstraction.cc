@@ -523,6 +523,66 @@ std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint
          ")";
 }
 
+namespace {
+
+// A variable's name without an array element's index: `pause`, `slot` for `slot[2]`.
+std::string BaseName(const std::string& name) { return name.substr(0, name.find('[')); }
+
+// Every way executing `body` can send its thread to the error location, in the report's words.
+void WaysToFail(const Program& program, const std::vector<Instr>& body,
+                std::vector<std::string>& ways) {
+  const auto add = [&ways](std::string way) {
+    if (std::find(ways.begin(), ways.end(), way) == ways.end()) ways.push_back(std::move(way));
+  };
+  const auto scan = [&](const Expr& root) {
+    WalkExpr(root, [&](const Expr& e) {
+      if (e.kind == Expr::Kind::kBinary && (e.op == Expr::Op::kDiv || e.op == Expr::Op::kMod)) {
+        add("a division by zero");
+      }
+      if (e.kind == Expr::Kind::kSharedElement || e.kind == Expr::Kind::kLocalElement ||
+          e.kind == Expr::Kind::kPair || (e.kind == Expr::Kind::kLocal && !e.args.empty())) {
+        add("an index out of range");
+      }
+    });
+  };
+  for (const Instr& in : body) {
+    for (const ExprPtr& e : in.exprs) scan(*e);
+    if (in.kind == Instr::Kind::kAssert) add("the assertion fails");
+    for (const Instr::Target& t : in.targets) {
+      if (t.index) scan(*t.index);
+      if (t.column) scan(*t.column);
+      if (t.index || t.column) add("an index out of range");
+      const Variable& v = t.pair ? program.pairs[t.var]
+                                 : (t.local ? program.locals[t.var] : program.shared[t.var]);
+      if (v.type == Type::kNat) add(BaseName(v.name) + ", a nat, would go below zero");
+    }
+    for (const std::vector<Instr>& block : in.blocks) WaysToFail(program, block, ways);
+  }
+}
+
+}  // namespace
+
+std::string HowItFails(const Program& program, const Statement& statement) {
+  std::vector<std::string> ways;
+  WaysToFail(program, statement.body, ways);
+  std::string out;
+  for (std::size_t i = 0; i < ways.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == ways.size() ? " or " : ", ") + ways[i];
+  }
+  return out;
+}
+
+std::string PredicateAbstraction::DescribeStep(std::uint32_t thread, std::uint32_t action,
+                                               StateView from, StateView to) const {
+  std::string out = DescribeAction(thread, action);
+  const std::size_t failed = spec_.pcs.size() + spec_.predicates.size();
+  if (failed < to.size() && to[failed] != 0 && from[failed] == 0) {
+    const std::string how = HowItFails(model_.program(), model_.program().statements[action]);
+    if (!how.empty()) out += ", where " + how;
+  }
+  return out;
+}
+
 bool AbstractSuccessorsOf(const Program& program, const AbstractionSpec& spec,
                           std::optional<std::uint32_t> count, std::uint32_t min_threads,
                           const ActionClass& action, StateView abstract, const StateStore& reached,

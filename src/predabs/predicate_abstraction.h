@@ -130,6 +130,10 @@ class PredicateAbstraction {
   // "pc=3, s == l, !(m == 1)".
   std::string Describe(StateView abstract) const;
   std::string DescribeAction(std::uint32_t thread, std::uint32_t action) const;
+  // The action of a step from `from` to `to`, with how the statement fails when `to` is the first
+  // of the two where some thread has failed: "..., where pause, a nat, would go below zero".
+  std::string DescribeStep(std::uint32_t thread, std::uint32_t action, StateView from,
+                           StateView to) const;
 
   // The respect classification (computed on first use).
   const std::vector<ActionClass>& Classes() const;
@@ -187,6 +191,10 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
 // threads or, with `count` empty, for every count >= `min_threads`. Refinement tests its
 // candidate predicates with it. False (and *why) when a query was undecided. `solver` (null: a
 // new one) lends a solver context: making one costs more than a small query.
+// Every way executing `statement` can fail: "the assertion fails or an index out of range" ("" when
+// it cannot).
+std::string HowItFails(const Program& program, const Statement& statement);
+
 bool AbstractSuccessorsOf(const Program& program, const AbstractionSpec& spec,
                           std::optional<std::uint32_t> count, std::uint32_t min_threads,
                           const ActionClass& action, StateView abstract, const StateStore& reached,

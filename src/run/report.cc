@@ -14,8 +14,8 @@ Json BreakJson(const ClosureBreak& b) {
 }
 
 std::string BreakText(const ClosureBreak& b, const char* indent) {
-  const std::string under = b.action.empty() ? "" : " under " + b.action;
-  return fmt::format("{}reached abstract state {} has the successor {}{}, which was not reached\n",
+  const std::string under = b.action.empty() ? "" : ", under " + b.action;
+  return fmt::format("{}reached abstract state {} has the successor {}, which was not reached{}\n",
                      indent, b.from, b.to, under);
 }
 

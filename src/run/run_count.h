@@ -164,8 +164,14 @@ template <Describer D, DescribableAbstraction Abs>
 std::optional<ClosureBreak> BreakOf(const D& kind, const Abs& abs,
                                     const std::optional<ClosureFailure>& failure) {
   if (!failure || !failure->undecided.empty()) return std::nullopt;
-  return ClosureBreak{kind.Abstract(StateView(failure->from)),
-                      abs.DescribeAction(failure->thread, failure->action),
+  std::string action;
+  if constexpr (requires { abs.DescribeStep(0U, 0U, StateView(), StateView()); }) {
+    action = abs.DescribeStep(failure->thread, failure->action, StateView(failure->from),
+                              StateView(failure->to));
+  } else {
+    action = abs.DescribeAction(failure->thread, failure->action);
+  }
+  return ClosureBreak{kind.Abstract(StateView(failure->from)), std::move(action),
                       kind.Abstract(StateView(failure->to))};
 }
 
