@@ -314,6 +314,14 @@ Instr Parser::ParseInstr() {
     while (Accept("or")) op.blocks.push_back(ParseBlock());
   } else if (t.kind == Token::Kind::kIdent && !IsKeyword(t.text)) {
     ParseAssignments(op);
+  } else if (t.kind == Token::Kind::kIdent && t.text == "atomic") {
+    Fail(t, "expected an instruction but found 'atomic': this is already inside one statement, "
+            "whose instructions all run in one step; write them without 'atomic', as "
+            "`{ ...; ... }`");
+  } else if (t.kind == Token::Kind::kIdent && t.text == "while") {
+    Fail(t, "expected an instruction but found 'while': a loop is made of statements, and this is "
+            "inside one statement, which runs in one step; wait with `assume COND` (or `await "
+            "COND`), or go back with `if COND then goto LABEL`");
   } else {
     Fail(t, "expected a statement" + Found());
   }
@@ -430,6 +438,12 @@ Instr::Target Parser::ParseTarget(const Token& name, const Instr& op) {
 void Parser::ParseAssignments(Instr& op) {
   op.kind = Instr::Kind::kAssign;
   do {
+    if (!op.targets.empty() && Cur().kind == Token::Kind::kIdent && IsKeyword(Cur().text)) {
+      Fail(Cur(), "expected a variable to assign" + Found() +
+                      ": ',' joins assignments only; to do more in one step, write the "
+                      "instructions in a block separated by ';', as `atomic { ... := ...; " +
+                      Cur().text + " ... }`");
+    }
     const Token& name = ExpectIdent("a variable to assign");
     Instr::Target target = ParseTarget(name, op);
     const Variable& var = target.pair    ? program_.pairs[target.var]
