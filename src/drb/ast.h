@@ -113,6 +113,9 @@ struct Instr {
   std::vector<ExprPtr> exprs;   // kAssign: right-hand sides; others: exprs[0] = condition
   std::vector<std::vector<Instr>> blocks;  // kIf: then, else; kChoice: the alternatives
   std::uint32_t label = 0;                 // kGoto: the target location
+  // kAssert: the check of an `unsafe` property (where: its declaration), not an assertion written
+  // in the statement.
+  bool unsafe = false;
   SourceLocation where;
 };
 
@@ -184,6 +187,10 @@ struct Program {
   std::string unordered_what;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
+  // `unsafe EXPR;`: the states where EXPR holds violate. The parser checks them in every step
+  // (an assertion of `!EXPR` before each way out of every statement, and at the start of each
+  // template's first statement for the initial state); kept here for reports and docs.
+  std::vector<Predicate> unsafe;
 
   std::uint32_t NumThreads() const {
     std::uint32_t n = 0;

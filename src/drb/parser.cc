@@ -5,6 +5,7 @@
 
 #include "drb/ordered.h"
 #include "drb/parser_internal.h"
+#include "drb/unsafe.h"
 
 namespace druba::drb {
 namespace internal {
@@ -214,6 +215,32 @@ void Parser::ParseAbstraction() {
   program_.abstractions.push_back(std::move(spec));
 }
 
+void Parser::ParseUnsafe() {
+  const Token& kw = Expect("unsafe");
+  Predicate p;
+  const std::size_t begin = Cur().begin;
+  p.expr = ParseBoolExpr();
+  p.name = CollapseSpace(text_.substr(begin, tokens_[pos_ - 1].end - begin));
+  WalkExpr(*p.expr, [&](const Expr& e) {
+    const bool own =
+        e.kind == Expr::Kind::kSelf || e.kind == Expr::Kind::kLocalElement ||
+        ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && e.args.empty());
+    if (own) {
+      throw InputError(e.where,
+                       "an unsafe property is about the whole state, not one thread's: name a "
+                       "thread's copy through a quantifier (`exists i: pc[i] == crit`) or a "
+                       "fixed index (`pc[0]`)");
+    }
+  });
+  p.expr->where = Where(kw);
+  program_.unsafe.push_back(std::move(p));
+  Expect(";");
+}
+
+void Parser::CheckUnsafeEveryStep() {
+  drb::CheckUnsafeEveryStep(program_);
+}
+
 // ---- after parsing ----
 
 void Parser::SplitLabel(Expr& comparison, const std::vector<std::uint32_t>& places) {
@@ -288,6 +315,7 @@ void Parser::Finish() {
     expr->value = found[0];
     if (found.size() > 1) SplitLabel(*label_comparison_.at(expr), found);
   }
+  CheckUnsafeEveryStep();
   program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_.yes;
   if (code_asymmetric_.yes) {
     program_.asymmetric_at = code_asymmetric_.where;

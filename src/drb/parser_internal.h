@@ -59,8 +59,10 @@ class Parser {
         ParseAbstraction();
       } else if (Peek("check")) {
         ParseCheck();
+      } else if (Peek("unsafe")) {
+        ParseUnsafe();
       } else {
-        Fail(Cur(), "expected 'shared', 'local', 'thread', 'abstraction' or 'check'");
+        Fail(Cur(), "expected 'shared', 'local', 'thread', 'abstraction', 'check' or 'unsafe'");
       }
     }
     if (program_.templates.empty()) {  // named at the end of the file, where one was expected
@@ -107,6 +109,11 @@ class Parser {
     program_.check_deadlock = true;
     Expect(";");
   }
+
+  // `unsafe EXPR;`: a global bad-state property, about every thread alike (no `self`).
+  void ParseUnsafe();
+  // Checks every `unsafe` property in every step (see Program::unsafe).
+  void CheckUnsafeEveryStep();
 
   struct VarRef {
     bool local;

@@ -315,13 +315,15 @@ Instr Parser::ParseInstr() {
   } else if (t.kind == Token::Kind::kIdent && !IsKeyword(t.text)) {
     ParseAssignments(op);
   } else if (t.kind == Token::Kind::kIdent && t.text == "atomic") {
-    Fail(t, "expected an instruction but found 'atomic': this is already inside one statement, "
-            "whose instructions all run in one step; write them without 'atomic', as "
-            "`{ ...; ... }`");
+    Fail(t,
+         "expected an instruction but found 'atomic': this is already inside one statement, "
+         "whose instructions all run in one step; write them without 'atomic', as "
+         "`{ ...; ... }`");
   } else if (t.kind == Token::Kind::kIdent && t.text == "while") {
-    Fail(t, "expected an instruction but found 'while': a loop is made of statements, and this is "
-            "inside one statement, which runs in one step; wait with `assume COND` (or `await "
-            "COND`), or go back with `if COND then goto LABEL`");
+    Fail(t,
+         "expected an instruction but found 'while': a loop is made of statements, and this is "
+         "inside one statement, which runs in one step; wait with `assume COND` (or `await "
+         "COND`), or go back with `if COND then goto LABEL`");
   } else {
     Fail(t, "expected a statement" + Found());
   }

@@ -313,7 +313,7 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
           break;
         case Instr::Kind::kAssert:
           if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) {
-            fail(Failure::kAssert);
+            fail(op.unsafe ? Failure::kUnsafe : Failure::kAssert);
             return;
           }
           break;
@@ -509,6 +509,8 @@ const char* FailureText(Failure failure) {
   switch (failure) {
     case Failure::kAssert:
       return "the assertion fails";
+    case Failure::kUnsafe:
+      return "the state is unsafe";
     case Failure::kDivisionByZero:
       return "division by zero";
     case Failure::kNegativeNat:

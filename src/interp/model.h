@@ -49,7 +49,14 @@ class ValueTable {
 };
 
 // Why a thread went to the error location.
-enum class Failure : std::uint8_t { kNone, kAssert, kDivisionByZero, kNegativeNat, kBadIndex };
+enum class Failure : std::uint8_t {
+  kNone,
+  kAssert,
+  kUnsafe,
+  kDivisionByZero,
+  kNegativeNat,
+  kBadIndex
+};
 
 // "the assertion fails", "division by zero", ... (empty for kNone).
 const char* FailureText(Failure failure);

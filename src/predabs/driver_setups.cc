@@ -15,10 +15,9 @@ std::vector<std::string> ClosureBreaks(PredicateAbstraction& abs, const StateSto
           c, set.Get(id), set,
           [&](StateView to) {
             if (set.Find(to) || breaks.size() >= max) return;
-            breaks.push_back("(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) +
-                             ") under " +
-                             abs.DescribeStep(c.other ? kOtherThread : c.thread, c.stmt,
-                                              set.Get(id), to));
+            breaks.push_back(
+                "(" + abs.Describe(set.Get(id)) + ") -> (" + abs.Describe(to) + ") under " +
+                abs.DescribeStep(c.other ? kOtherThread : c.thread, c.stmt, set.Get(id), to));
           },
           &undecided);
     }

@@ -526,7 +526,9 @@ std::string PredicateAbstraction::DescribeAction(std::uint32_t thread, std::uint
 namespace {
 
 // A variable's name without an array element's index: `pause`, `slot` for `slot[2]`.
-std::string BaseName(const std::string& name) { return name.substr(0, name.find('[')); }
+std::string BaseName(const std::string& name) {
+  return name.substr(0, name.find('['));
+}
 
 // Every way executing `body` can send its thread to the error location, in the report's words.
 void WaysToFail(const Program& program, const std::vector<Instr>& body,
@@ -547,13 +549,15 @@ void WaysToFail(const Program& program, const std::vector<Instr>& body,
   };
   for (const Instr& in : body) {
     for (const ExprPtr& e : in.exprs) scan(*e);
-    if (in.kind == Instr::Kind::kAssert) add("the assertion fails");
+    if (in.kind == Instr::Kind::kAssert) {
+      add(in.unsafe ? "the state is unsafe" : "the assertion fails");
+    }
     for (const Instr::Target& t : in.targets) {
       if (t.index) scan(*t.index);
       if (t.column) scan(*t.column);
       if (t.index || t.column) add("an index out of range");
-      const Variable& v = t.pair ? program.pairs[t.var]
-                                 : (t.local ? program.locals[t.var] : program.shared[t.var]);
+      const Variable& v =
+          t.pair ? program.pairs[t.var] : (t.local ? program.locals[t.var] : program.shared[t.var]);
       if (v.type == Type::kNat) add(BaseName(v.name) + ", a nat, would go below zero");
     }
     for (const std::vector<Instr>& block : in.blocks) WaysToFail(program, block, ways);

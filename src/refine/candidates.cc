@@ -400,6 +400,20 @@ void QuantifiedParts(const Program& program, std::vector<std::string>& out) {
   }
 }
 
+// From an `unsafe` property that counts threads (`count(i: pc[i] == cs) >= 2`): that no other
+// thread is counted, and the property itself. A mutual exclusion written so needs the first: the
+// viewing thread knows it is alone where it stands.
+void UnsafeParts(const Program& program, std::vector<std::string>& out) {
+  for (const Predicate& p : program.unsafe) {
+    out.push_back("!(" + ExprToString(program, *p.expr) + ")");
+    WalkExpr(*p.expr, [&](const Expr& e) {
+      if (e.kind != Kind::kCount) return;
+      out.push_back(
+          fmt::format("forall i{} != self: !({})", e.var, ExprToString(program, *e.args[0])));
+    });
+  }
+}
+
 // Counting atoms for one thread template (`x == count(i: pc[i] == a || pc[i] == b)`): a shared
 // counter that each thread moves by one on its way through some locations. Along every path of
 // every statement the counter either keeps its value, changes by a constant, or is set otherwise;
@@ -565,6 +579,7 @@ std::vector<std::string> CandidatePredicates(const Program& program) {
   for (const Atom& atom : atoms) out.push_back(atom.text(""));
   for (const Statement& st : program.statements) IndexRanges(program, st.body, out);
   QuantifiedParts(program, out);
+  UnsafeParts(program, out);
   if (program.templates.size() == 1) {
     OtherThreadForms(program, atoms, out);
     CountingAtoms(program, out);

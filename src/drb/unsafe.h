@@ -1,0 +1,15 @@
+// A global bad-state property, `unsafe EXPR;` (Program::unsafe), checked in every step: an
+// assertion of its negation before every way out of every statement, read in the state the step
+// enters (the stepping thread at the location it goes to), and, unless the declarations show the
+// initial state safe at every thread count, at the start of each template's first statement.
+#pragma once
+
+#include "drb/ast.h"
+
+namespace druba::drb {
+
+// Adds the checks of every property of program.unsafe to its statements. Called once, by the
+// parser, after the labels are resolved and the statements' next locations set.
+void CheckUnsafeEveryStep(Program& program);
+
+}  // namespace druba::drb
