@@ -144,6 +144,14 @@ class PlateauDriver {
     free_ = std::make_unique<FreeSearch<Model, AbstractTracker<Abs>>>(model_, *tracker_, limits_);
     free_->Run(too_big);
     RunResult result = ExplicitAnswer(*free_, *tracker_);
+    if (result.verdict == Verdict::kSafe && !sampled_.empty()) {
+      result.verdict = Verdict::kUnknown;
+      result.proof = Proof::kNone;
+      result.reason =
+          "explicit: every state reachable under free scheduling with the values it "
+          "samples was explored, which proves nothing: " +
+          sampled_;
+    }
     result.time_s = clock.Seconds();
     return result;
   }
@@ -220,6 +228,11 @@ class PlateauDriver {
   // new program state is checked, a violating one is a violation with its trace, and since
   // abstract states say nothing about it, `safe` needs exhaustion: the plateau and sandwich
   // proofs do not answer (`what` names the property in the reason). Call before Verify.
+  // The model explores a sample of the steps it has (`x := *` takes some values of many): a
+  // search with nothing left to expand proves nothing then, and `why` says so in the verdict's
+  // reason. The plateau, sandwich and upper-bound proofs stand (the abstraction's queries cover
+  // every value). Call before Verify.
+  void SetExhaustionProvesNothing(std::string why) { sampled_ = std::move(why); }
   void CheckConcrete(std::function<bool(StateView)> violates, std::string what) {
     concrete_ = std::move(violates);
     concrete_what_ = std::move(what);
@@ -389,6 +402,10 @@ class PlateauDriver {
   bool ExhaustedNow(RunResult& result) {
     // Replaying, R(bounds()) is R when the search beyond it is exhausted and holds nothing more.
     if (!explorer_->exhausted() || (replay_ && !replay_->AllShown(*explorer_))) return false;
+    if (!sampled_.empty()) {
+      sampled_exhausted_ = true;
+      return false;
+    }
     result.verdict = Verdict::kSafe;
     result.proof = Proof::kExhausted;
     result.closure_failure.reset();
@@ -446,6 +463,12 @@ class PlateauDriver {
             spent ? std::to_string(budget) +
                         " successor calls and its share of memory (--exhaust-share)"
                   : "");
+        if (sampled_exhausted_) {
+          result.reason = failed +
+                          "; the exact search went on and explored every state with the "
+                          "values it samples, which proves nothing: " +
+                          sampled_;
+        }
         break;
       }
       const bool going = Step(dim, result);
@@ -538,6 +561,8 @@ class PlateauDriver {
   double exhaust_share_ = 4;  // after a failed closure test (SetExhaustBudget)
   std::uint64_t exhaust_floor_ = kExhaustFloor;
   bool exhausting_ = false;
+  std::string sampled_;             // SetExhaustionProvesNothing
+  bool sampled_exhausted_ = false;  // the search had nothing left to expand, and proved nothing
   std::function<bool(StateView)> concrete_;                       // CheckConcrete
   std::function<std::string(const StateStore&)> concrete_proof_;  // ProveConcreteBy
   std::string concrete_what_;

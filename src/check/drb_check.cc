@@ -131,10 +131,9 @@ class Queries {
     for (std::uint32_t t = 0; t < enc_.n(); ++t) {
       const auto& tt = program_.templates[enc_.TemplateOf(t)];
       for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
-        z3::expr_vector moves(ctx_);
-        for (const auto& o : enc_.Execute(t, stmt, s)) moves.push_back(o.guard);
+        const z3::expr moves = enc_.AnyMove(enc_.Execute(t, stmt, s));
         const z3::expr here = s.pc[t] == static_cast<int>(stmt);
-        blocked.push_back(z3::implies(here, !z3::mk_or(moves)));
+        blocked.push_back(z3::implies(here, !moves));
         if (!program_.statements[stmt].label.starts_with("end")) unfinished.push_back(here);
       }
     }

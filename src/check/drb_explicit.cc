@@ -464,6 +464,12 @@ CheckResult CheckDrbExplicitCertificate(const JsonValue& doc, const std::string&
   if (doc.At("digest").AsString() != digest) {
     return Invalid(std::move(r), "digest", "the model is not the one certified");
   }
+  if (p.chooses_at.line != 0) {  // a step's successors are not a finite list to walk
+    return Invalid(std::move(r), "states",
+                   fmt::format("the program chooses values (`*` at line {}), so no list of "
+                               "states is all the reachable ones",
+                               p.chooses_at.line));
+  }
   r.passed.emplace_back("digest");
   // Up to symmetry, every state stands for its orbit: the set is kept as canonical forms, and
   // each state met (initial, successor) is looked up by its form.

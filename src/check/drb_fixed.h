@@ -125,6 +125,8 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
       return Pick(i, n_, [&](std::uint32_t t) { return per_thread[t]; });
     };
     switch (e.kind) {
+      case Kind::kHavoc:  // taken by the assignment (StatementEncoder::Assign)
+        throw std::logic_error("`*` outside an assignment");
       case Kind::kNumber:
       case Kind::kBool:
       case Kind::kLabel:

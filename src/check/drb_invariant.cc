@@ -105,9 +105,7 @@ class InvariantQueries {
     for (std::uint32_t t = 0; t < enc_.n(); ++t) {
       if (at[t] >= p_.statements.size()) continue;
       if (!p_.statements[at[t]].label.starts_with("end")) finished = false;
-      z3::expr_vector moves(ctx_);
-      for (const auto& o : enc_.Execute(t, at[t], s)) moves.push_back(o.guard);
-      blocked.push_back(!z3::mk_or(moves));
+      blocked.push_back(!enc_.AnyMove(enc_.Execute(t, at[t], s)));
     }
     if (finished) return "";
     ++*queries;

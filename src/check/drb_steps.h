@@ -123,11 +123,21 @@ class StatementEncoder {
     State post;
     bool failed;
   };
-  // Thread t executing statement `stmt` from s.
+  // Thread t executing statement `stmt` from s. A value the statement chooses (`x := *`) is a
+  // fresh constant, free in the outcomes' guards and posts; Chosen() lists those of this call.
   std::vector<Outcome> Execute(const ThreadId& t, std::uint32_t stmt, const State& s) {
     std::vector<Outcome> out;
+    chosen_ = z3::expr_vector(ctx_);
     Run(p_.statements[stmt].body, 0, t, stmt, Path{ctx_.bool_val(true), s, {}}, out);
     return out;
+  }
+  // Whether some outcome of the last Execute is possible: its guards' disjunction with the chosen
+  // values bound (a statement is blocked when it is blocked for every value it may choose).
+  z3::expr AnyMove(const std::vector<Outcome>& outcomes) const {
+    z3::expr_vector moves(ctx_);
+    for (const Outcome& o : outcomes) moves.push_back(o.guard);
+    const z3::expr any = z3::mk_or(moves);
+    return chosen_.empty() ? any : z3::exists(chosen_, any);
   }
 
  protected:
@@ -184,6 +194,8 @@ class StatementEncoder {
   z3::context& ctx_;
 
  private:
+  z3::expr_vector chosen_{ctx_};
+  std::uint64_t chosen_count_ = 0;  // every constant a name of its own
   struct Path {
     z3::expr guard;
     State state;
@@ -212,7 +224,20 @@ class StatementEncoder {
   // nat or an index out of range fails the statement.
   void Assign(const Instr& op, Path& path, const ThreadId& t, std::vector<Outcome>& out) {
     std::vector<z3::expr> values;
-    for (const auto& e : op.exprs) values.push_back(Value(*e, path, t, out));
+    for (std::size_t i = 0; i < op.exprs.size(); ++i) {
+      if (op.exprs[i]->kind != Expr::Kind::kHavoc) {
+        values.push_back(Value(*op.exprs[i], path, t, out));
+        continue;
+      }
+      // `x := *`: any value of the target's type (a Boolean as 0 or 1, as Truth gives).
+      const auto& x = op.targets[i];
+      const drb::Type type = (x.pair ? p_.pairs : x.local ? p_.locals : p_.shared)[x.var].type;
+      const z3::expr v = ctx_.int_const(fmt::format("any!{}", chosen_count_++).c_str());
+      chosen_.push_back(v);
+      if (type == drb::Type::kNat) path.guard = path.guard && v >= 0;
+      if (type == drb::Type::kBool) path.guard = path.guard && (v == 0 || v == 1);
+      values.push_back(v);
+    }
     std::vector<z3::expr> indices;
     std::vector<z3::expr> columns;        // of a per-pair array's entry (its row is the index)
     z3::expr bad = ctx_.bool_val(false);  // then nothing is written

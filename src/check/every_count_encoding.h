@@ -176,6 +176,8 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   z3::expr Eval(const Expr& e, const State& s, const z3::expr& self, std::vector<z3::expr>& bound,
                 z3::expr* fail) {
     switch (e.kind) {
+      case Kind::kHavoc:  // taken by the assignment (StatementEncoder::Assign)
+        throw std::logic_error("`*` outside an assignment");
       case Kind::kNumber:
       case Kind::kBool:
       case Kind::kLabel:

@@ -49,6 +49,9 @@ struct Expr {
     // into Program::pairs), args[0] = the row's thread, args[1] = the column's (either outside
     // the thread range a runtime error).
     kPair,
+    // `x := *`: any value of the target's type (an int, a nat, or either Boolean), chosen when the
+    // statement runs. Only as a whole right-hand side of an assignment; its sort is the target's.
+    kHavoc,
   };
   enum class Op : std::uint8_t {
     kNone,
@@ -185,6 +188,10 @@ struct Program {
   bool ordered_symmetric = false;
   SourceLocation unordered_at;
   std::string unordered_what;
+  // Where a statement first chooses an integer freely (`x := *` of an int or a nat); empty when
+  // none does. The explicit search then runs a sample of the values, so it proves nothing by
+  // exhausting them, and such a statement is never taken to respect an abstraction.
+  SourceLocation chooses_at;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
   // `unsafe EXPR;`: the states where EXPR holds violate. The parser checks them in every step

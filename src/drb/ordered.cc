@@ -109,6 +109,8 @@ class Checker {
         return e.value < 0 ? Value::kNone : Value::kNumber;
       case Expr::Kind::kBool:
         return Value::kBool;
+      case Expr::Kind::kHavoc:  // any number, which may name a thread: so does a literal
+        return e.sort == Sort::kBool ? Value::kBool : Value::kNumber;
       case Expr::Kind::kSelf:
       case Expr::Kind::kBound:
         return Value::kId;

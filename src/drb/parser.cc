@@ -407,6 +407,8 @@ std::string ExprToString(const Program& program, const Expr& e, const std::strin
   switch (e.kind) {
     case Expr::Kind::kNumber:
       return e.value.str();
+    case Expr::Kind::kHavoc:
+      return "*";
     case Expr::Kind::kBool:
       return e.value != 0 ? "true" : "false";
     case Expr::Kind::kShared:

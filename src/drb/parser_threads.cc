@@ -486,6 +486,17 @@ void Parser::ParseAssignments(Instr& op) {
       op.exprs.push_back(std::move(sum));
       continue;
     }
+    if (Peek("*")) {  // any value of the target's type
+      auto any = std::make_unique<Expr>();
+      any->kind = Expr::Kind::kHavoc;
+      any->sort = var.type == Type::kBool ? Sort::kBool : Sort::kInt;
+      any->where = Where(Cur());
+      ++pos_;
+      if (var.type != Type::kBool && program_.chooses_at.line == 0)
+        program_.chooses_at = any->where;
+      op.exprs.push_back(std::move(any));
+      continue;
+    }
     op.exprs.push_back(var.type == Type::kBool ? ParseBoolExpr() : ParseIntExpr());
   } while (Accept(","));
 }

@@ -1,5 +1,6 @@
 #include "interp/model.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,7 @@ IntModel::IntModel(const Program& program, std::uint32_t num_threads)
   if (template_of_.size() != n_) {
     throw std::logic_error("IntModel: the thread count does not match the templates");
   }
+  if (program.chooses_at.line != 0) samples_ = SampleValues(program);
   initial_.resize(width_);
   for (std::size_t v = 0; v < program.shared.size(); ++v) {
     initial_[v] = values_.Encode(program.shared[v].init);
@@ -150,6 +152,8 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
     case Expr::Kind::kBool:
     case Expr::Kind::kLabel:
       return e.value;
+    case Expr::Kind::kHavoc:  // taken by Assign before any evaluation
+      throw std::logic_error("Eval: `*` outside an assignment");
     case Expr::Kind::kShared:
       return values_.Decode(state[e.var]);
     case Expr::Kind::kLocal:
@@ -306,6 +310,12 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
       const StateView now(env.words);
       switch (op.kind) {
         case Instr::Kind::kAssign:
+          if (std::any_of(op.exprs.begin(), op.exprs.end(),
+                          [](const ExprPtr& e) { return e->kind == Expr::Kind::kHavoc; })) {
+            env.frames.emplace_back(block, index);
+            AssignEachChoice(op, env, slots, action, out);
+            return;
+          }
           Assign(op, env, slots);
           break;
         case Instr::Kind::kAssume:
@@ -347,11 +357,47 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
   }
 }
 
-void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots) {
+void IntModel::AssignEachChoice(const Instr& op, Env& env, std::vector<Int>& slots,
+                                std::uint32_t action, SuccessorBuffer& out) {
+  static const std::vector<Instr> kRest;  // the statement goes on from the frame pushed
+  std::vector<const std::vector<Int>*> ranges;
+  static const std::vector<Int> kBool{0, 1};
+  std::vector<Int> nat;
+  for (const Int& v : samples_) {
+    if (v >= 0) nat.push_back(v);
+  }
+  for (std::size_t i = 0; i < op.exprs.size(); ++i) {
+    if (op.exprs[i]->kind != Expr::Kind::kHavoc) continue;
+    const Instr::Target& t = op.targets[i];
+    const Type type = (t.pair    ? program_.pairs
+                       : t.local ? program_.locals
+                                 : program_.shared)[t.var]
+                          .type;
+    ranges.push_back(type == Type::kBool ? &kBool : type == Type::kNat ? &nat : &samples_);
+  }
+  std::vector<std::size_t> at(ranges.size(), 0);
+  for (;;) {
+    std::vector<Int> chosen;
+    for (std::size_t k = 0; k < ranges.size(); ++k) chosen.push_back((*ranges[k])[at[k]]);
+    Env copy = env;
+    Assign(op, copy, slots, chosen);
+    Run(kRest, 0, copy, action, out);
+    std::size_t k = 0;
+    while (k < at.size() && ++at[k] == ranges[k]->size()) at[k++] = 0;
+    if (k == at.size()) return;
+  }
+}
+
+void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots,
+                      const std::vector<Int>& chosen) {
   const StateView now(env.words);
   std::vector<Int> values;
   values.reserve(op.exprs.size());
-  for (const ExprPtr& expr : op.exprs) values.push_back(EvalIn(*expr, now, env.thread, slots));
+  std::size_t next_choice = 0;
+  for (const ExprPtr& expr : op.exprs) {
+    values.push_back(expr->kind == Expr::Kind::kHavoc ? chosen.at(next_choice++)
+                                                      : EvalIn(*expr, now, env.thread, slots));
+  }
   // Where each target writes: its slot, an index evaluated now (before any write).
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < op.targets.size(); ++i) {

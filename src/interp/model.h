@@ -61,6 +61,15 @@ enum class Failure : std::uint8_t {
 // "the assertion fails", "division by zero", ... (empty for kNone).
 const char* FailureText(Failure failure);
 
+// Why the explicit search proves nothing by exhausting `program`'s states: "`x := *` (file:4:8)
+// may choose any integer, and the search takes 12 of them"; "" when it chooses none.
+std::string SampledNote(const Program& program, std::size_t samples);
+
+// The values `x := *` of an int takes in the explicit search (of a nat, those >= 0): -1 to 2, and
+// each literal of the program with its neighbours (a branch on `x == 37` is taken both ways), the
+// smallest first, at most 12.
+std::vector<Int> SampleValues(const Program& program);
+
 class IntModel {
  public:
   IntModel(const Program& program, std::uint32_t num_threads);
@@ -85,6 +94,8 @@ class IntModel {
   void SetLimits(LimitWatch* limits) { limits_ = limits; }
 
   const Program& program() const { return program_; }
+  // The values the search takes for `x := *` of an int (empty: the program chooses none).
+  const std::vector<Int>& samples() const { return samples_; }
   ValueTable& values() { return values_; }
   const ValueTable& values() const { return values_; }
 
@@ -144,7 +155,13 @@ class IntModel {
            SuccessorBuffer& out);
   // One assignment of a statement: every right-hand side first, then the writes (throws a
   // runtime failure, with nothing written, when a nat would become negative).
-  void Assign(const Instr& op, Env& env, std::vector<Int>& slots);
+  // `chosen` gives the values of the right-hand sides that are `*`, in their order.
+  void Assign(const Instr& op, Env& env, std::vector<Int>& slots,
+              const std::vector<Int>& chosen = {});
+  // An assignment with `*` on the right: every combination of sampled values, each continuing
+  // the statement on a copy of `env` (the frame to return to is on env.frames).
+  void AssignEachChoice(const Instr& op, Env& env, std::vector<Int>& slots, std::uint32_t action,
+                        SuccessorBuffer& out);
   // An expression's value; throws the file's runtime failure for an error in any subexpression.
   Int Eval(const Expr& expr, StateView state, std::uint32_t self) const;
   Int EvalIn(const Expr& expr, StateView state, std::uint32_t self, std::vector<Int>& slots) const;
@@ -160,6 +177,9 @@ class IntModel {
   std::size_t width_;
   std::vector<std::uint32_t> template_of_;
   std::vector<Word> initial_;
+  // The values the explicit search takes for `x := *` of an int (of a nat, those >= 0): small
+  // numbers and the program's literals with their neighbours (Program::chooses_at).
+  std::vector<Int> samples_;
   ValueTable values_;
   SuccessorBuffer successors_;
   Failure last_failure_ = Failure::kNone;

@@ -231,6 +231,7 @@ class Ghoster {
       copy.kind = op.kind;
       copy.label = op.label;
       copy.where = op.where;
+      copy.unsafe = op.unsafe;
       for (const Instr::Target& t : op.targets) {
         copy.targets.push_back({t.local, t.var, t.index ? Rewrite(*t.index) : nullptr, t.size,
                                 t.pair, t.column ? Rewrite(*t.column) : nullptr});

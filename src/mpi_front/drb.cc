@@ -241,6 +241,11 @@ run::CountRun RunOneCount(DrbSession& session, const CountOrder& order,
   std::optional<predabs::Program> parsed;
   if (named == nullptr) parsed = drb::ParseProgram(session.source + "\n" + order.block, o.model);
   const predabs::Program& program = named != nullptr ? *named : *parsed;
+  if (program.chooses_at.line != 0) {  // its exhaustion would prove nothing: druba knows that
+    throw InputError(program.chooses_at,
+                     "druba-mpi does not yet take a program that chooses values (`x := *`): "
+                     "run druba");
+  }
   const predabs::AbstractionSpec& spec =
       named_spec != nullptr ? *named_spec : program.abstractions.back();
   predabs::IntModel model(program, order.n);

@@ -12,6 +12,30 @@
 
 namespace druba::predabs {
 
+namespace {
+
+// Whether `body` chooses a value of an int or a nat (`x := *`).
+bool ChoosesInteger(const Program& program, const std::vector<Instr>& body) {
+  for (const Instr& op : body) {
+    for (std::size_t i = 0; i < op.exprs.size(); ++i) {
+      if (op.exprs[i]->kind != Expr::Kind::kHavoc) continue;
+      const Instr::Target& t = op.targets[i];
+      if ((t.pair    ? program.pairs
+           : t.local ? program.locals
+                     : program.shared)[t.var]
+              .type != Type::kBool) {
+        return true;
+      }
+    }
+    for (const std::vector<Instr>& block : op.blocks) {
+      if (ChoosesInteger(program, block)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 // The solver side of the abstraction, for one thread count (fixed) or all counts >= min.
 class Checker {
  public:
@@ -51,6 +75,12 @@ class Checker {
     std::vector<ActionClass> out;
     const auto add = [&](std::uint32_t stmt, std::uint32_t thread, bool other) {
       ActionClass c{stmt, thread, other, false, false};
+      // The explicit search takes some of the values a statement chooses (`x := *` of an
+      // integer), and may never see it enabled: only the closure test's query covers them all.
+      if (ChoosesInteger(program_, program_.statements[stmt].body)) {
+        out.push_back(c);
+        return;
+      }
       const SatResult r = RespectQuery(c);
       c.respects = r == SatResult::kUnsat;
       c.undecided = r == SatResult::kUnknown;

@@ -294,6 +294,8 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
       return s_.IntValue(e.value);
     case Expr::Kind::kBool:
       return s_.BoolValue(e.value != 0);
+    case Expr::Kind::kHavoc:  // taken by the assignment (Encoder::Exec) before any evaluation
+      throw std::logic_error("Encoder: `*` outside an assignment");
     case Expr::Kind::kShared: {
       const Term v = state.shared[e.var];
       return e.sort == Sort::kBool ? s_.Not(s_.Eq(v, s_.Num(0))) : v;

@@ -196,7 +196,21 @@ class Encoder {
     const ThreadCount* count;
   };
 
-  Term Exec(const Ctx& ctx, std::vector<Frame> frames, Env env);
+  Term Exec(const Ctx& ctx, std::vector<Frame> frames, const Env& env);
+  // `x := *` of `target`: a fresh value (the Boolean `v == 1` for a Boolean), its name added to
+  // `chosen` and its type's range to `ranges`.
+  Term Choose(const Instr::Target& target, std::vector<Term>& chosen, std::vector<Term>& ranges);
+  // `rest` with the chosen values in their ranges: free in a step's relation, bound by an
+  // existential where only enabledness is asked (it is then under a negation).
+  Term BindChosen(const Ctx& ctx, const std::vector<Term>& chosen, const std::vector<Term>& ranges,
+                  Term rest);
+  // An assignment's right-hand sides (every one read in `now`, the values it chooses fresh).
+  std::vector<Term> Values(const Ctx& ctx, const Instr& op, const SymState& now,
+                           std::vector<Term>& slots, std::vector<Term>& errors,
+                           std::vector<Term>& chosen, std::vector<Term>& ranges);
+  // The state after its writes (a nat below zero, an index out of range: into `errors`).
+  Env Writes(const Ctx& ctx, const Instr& op, const std::vector<Term>& values, const SymState& now,
+             const Env& env, std::vector<Term>& slots, std::vector<Term>& errors);
   // An index outside 0..size-1.
   Term OutOfRange(Term index, std::uint32_t size);
   // `target` with its index evaluated: an element of a fixed-size array, or another thread's

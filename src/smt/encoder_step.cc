@@ -47,7 +47,71 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
   return s_.And(parts);
 }
 
-Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
+Term Encoder::Choose(const Instr::Target& target, std::vector<Term>& chosen,
+                     std::vector<Term>& ranges) {
+  const Type type = (target.pair    ? program_.pairs
+                     : target.local ? program_.locals
+                                    : program_.shared)[target.var]
+                        .type;
+  const Term v = s_.FreshInt("any");
+  chosen.push_back(v);
+  if (type == Type::kNat) ranges.push_back(s_.Le(s_.Num(0), v));
+  if (type == Type::kBool) ranges.push_back(s_.Or({s_.Eq(v, s_.Num(0)), s_.Eq(v, s_.Num(1))}));
+  return type == Type::kBool ? s_.Eq(v, s_.Num(1)) : v;
+}
+
+Term Encoder::BindChosen(const Ctx& ctx, const std::vector<Term>& chosen,
+                         const std::vector<Term>& ranges, Term rest) {
+  if (chosen.empty()) return rest;
+  rest = s_.And({s_.And(ranges), rest});
+  if (ctx.post == nullptr) {
+    for (const Term v : chosen) rest = s_.Quantify(/*forall=*/false, v, rest);
+  }
+  return rest;
+}
+
+std::vector<Term> Encoder::Values(const Ctx& ctx, const Instr& op, const SymState& now,
+                                  std::vector<Term>& slots, std::vector<Term>& errors,
+                                  std::vector<Term>& chosen, std::vector<Term>& ranges) {
+  std::vector<Term> values;
+  for (std::size_t i = 0; i < op.exprs.size(); ++i) {
+    const Expr& expr = *op.exprs[i];
+    values.push_back(expr.kind == Expr::Kind::kHavoc
+                         ? Choose(op.targets[i], chosen, ranges)
+                         : EvalIn(expr, now, *ctx.count, ctx.actor, slots, &errors));
+  }
+  return values;
+}
+
+Encoder::Env Encoder::Writes(const Ctx& ctx, const Instr& op, const std::vector<Term>& values,
+                             const SymState& now, const Env& env, std::vector<Term>& slots,
+                             std::vector<Term>& errors) {
+  Env next = env;
+  for (std::size_t i = 0; i < op.targets.size(); ++i) {
+    const Instr::Target& target = op.targets[i];
+    const Variable& var = target.pair    ? program_.pairs[target.var]
+                          : target.local ? program_.locals[target.var]
+                                         : program_.shared[target.var];
+    Term value = values[i];
+    if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
+    if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
+    if (target.pair) {
+      const Term r = IndexedThread(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
+      const Term c = IndexedThread(*target.column, now, *ctx.count, ctx.actor, slots, &errors);
+      next.pairs[target.var] = s_.Store2(env.pairs[target.var], r, c, value);
+    } else if (target.index) {
+      const Term index = EvalIn(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
+      WriteAt(target, index, value, ctx, env, next, errors);
+    } else if (target.local) {
+      next.locals[target.var] = s_.Store(env.locals[target.var], ctx.actor, value);
+    } else {
+      next.shared[target.var] = value;
+    }
+  }
+  return next;
+}
+
+Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, const Env& env) {
   for (;;) {
     Frame& top = frames.back();
     if (top.index == top.block->size()) {
@@ -66,34 +130,11 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, Env env) {
     };
     switch (op.kind) {
       case Instr::Kind::kAssign: {
-        std::vector<Term> values;
-        for (const ExprPtr& expr : op.exprs) {
-          values.push_back(EvalIn(*expr, now, *ctx.count, ctx.actor, slots, &errors));
-        }
-        Env next = env;
-        for (std::size_t i = 0; i < op.targets.size(); ++i) {
-          const Instr::Target& target = op.targets[i];
-          const Variable& var = target.pair    ? program_.pairs[target.var]
-                                : target.local ? program_.locals[target.var]
-                                               : program_.shared[target.var];
-          Term value = values[i];
-          if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
-          if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
-          if (target.pair) {
-            const Term r = IndexedThread(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
-            const Term c =
-                IndexedThread(*target.column, now, *ctx.count, ctx.actor, slots, &errors);
-            next.pairs[target.var] = s_.Store2(env.pairs[target.var], r, c, value);
-          } else if (target.index) {
-            const Term index = EvalIn(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
-            WriteAt(target, index, value, ctx, env, next, errors);
-          } else if (target.local) {
-            next.locals[target.var] = s_.Store(env.locals[target.var], ctx.actor, value);
-          } else {
-            next.shared[target.var] = value;
-          }
-        }
-        return guarded(Exec(ctx, frames, std::move(next)));
+        std::vector<Term> chosen;
+        std::vector<Term> ranges;
+        const std::vector<Term> values = Values(ctx, op, now, slots, errors, chosen, ranges);
+        Env next = Writes(ctx, op, values, now, env, slots, errors);
+        return BindChosen(ctx, chosen, ranges, guarded(Exec(ctx, frames, next)));
       }
       case Instr::Kind::kAssume: {
         const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);
