@@ -145,6 +145,9 @@ struct Variable {
   Type type = Type::kInt;
   Int init;
   SourceLocation where;
+  // `shared T x = *;`: any initial value of its type (init is 0 until the run's first step
+  // chooses it: Program::initially).
+  bool any = false;
 };
 
 struct Predicate {
@@ -194,6 +197,10 @@ struct Program {
   SourceLocation chooses_at;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
+  // `initially EXPR;` over shared variables: the initial states are those where EXPR holds, the
+  // variables declared `= *` taking any values. The parser makes the run's first step choose them
+  // (drb/unsafe.h: ChooseInitialValues), guarded by the shared Boolean `__started`.
+  std::vector<ExprPtr> initially;
   // `unsafe EXPR;`: the states where EXPR holds violate. The parser checks them in every step
   // (an assertion of `!EXPR` before each way out of every statement, and at the start of each
   // template's first statement for the initial state); kept here for reports and docs.

@@ -97,23 +97,7 @@ void Parser::ParseDeclaration() {
       }
       Expect("]");
     }
-    // `= v` (every element), or for an array of a fixed size `= {v0, v1, ...}` (one each).
-    std::vector<Int> inits;
-    if (Accept("=")) {
-      if (size > 0 && Accept("{")) {
-        const Token& open = tokens_[pos_ - 1];
-        do {
-          inits.push_back(InitialValue(type));
-        } while (Accept(","));
-        Expect("}");
-        if (inits.size() != size) {
-          Fail(open, "'" + name.text + "' has " + std::to_string(size) + " elements, and " +
-                         std::to_string(inits.size()) + " initial values are given");
-        }
-      } else {
-        v.init = InitialValue(type);
-      }
-    }
+    const std::vector<Int> inits = ParseInitializer(name, shared && !per_thread, size, v);
     auto& vars = shared && !per_thread ? program_.shared : program_.locals;
     if (size == 0) {
       if (per_thread) per_thread_arrays_.push_back(static_cast<std::uint32_t>(vars.size()));
@@ -143,6 +127,33 @@ void Parser::ParsePairArray(const Token& name, Variable v) {
   program_.pairs.push_back(std::move(v));
   // Thread permutations act on both indices, which the symmetry reduction does not do.
   MarkAsymmetric(Where(name), "a per-pair array");
+}
+
+std::vector<Int> Parser::ParseInitializer(const Token& name, bool shared, std::uint32_t size,
+                                          Variable& v) {
+  // `= v` (every element), or for an array of a fixed size `= {v0, v1, ...}` (one each), or `= *`.
+  std::vector<Int> inits;
+  if (!Accept("=")) return inits;
+  if (size > 0 && Accept("{")) {
+    const Token& open = tokens_[pos_ - 1];
+    do {
+      inits.push_back(InitialValue(v.type));
+    } while (Accept(","));
+    Expect("}");
+    if (inits.size() != size) {
+      Fail(open, "'" + name.text + "' has " + std::to_string(size) + " elements, and " +
+                     std::to_string(inits.size()) + " initial values are given");
+    }
+  } else if (Peek("*")) {
+    if (!shared) Fail(Cur(), "only a shared variable's initial value may be left free (`= *`)");
+    if (v.type != Type::kBool && program_.chooses_at.line == 0) program_.chooses_at = Where(Cur());
+    DeclareStarted(Cur());
+    ++pos_;
+    v.any = true;
+  } else {
+    v.init = InitialValue(v.type);
+  }
+  return inits;
 }
 
 Int Parser::InitialValue(Type type) {
@@ -213,6 +224,26 @@ void Parser::ParseAbstraction() {
   asymmetric_ = &code_asymmetric_;
   if (spec_asymmetric.yes) spec.symmetric = false;
   program_.abstractions.push_back(std::move(spec));
+}
+
+void Parser::DeclareStarted(const Token& at) {
+  if (FindVar("__started")) return;
+  program_.shared.push_back({"__started", Type::kBool, 0, Where(at)});
+}
+
+void Parser::ParseInitially() {
+  const Token& kw = Expect("initially");
+  ExprPtr e = ParseBoolExpr();
+  WalkExpr(*e, [&](const Expr& x) {
+    if (x.kind != Expr::Kind::kShared && x.kind != Expr::Kind::kSharedElement &&
+        x.kind != Expr::Kind::kNumber && x.kind != Expr::Kind::kBool &&
+        x.kind != Expr::Kind::kUnary && x.kind != Expr::Kind::kBinary) {
+      throw InputError(x.where, "`initially` constrains shared variables only");
+    }
+  });
+  DeclareStarted(kw);
+  program_.initially.push_back(std::move(e));
+  Expect(";");
 }
 
 void Parser::ParseUnsafe() {
@@ -316,6 +347,7 @@ void Parser::Finish() {
     if (found.size() > 1) SplitLabel(*label_comparison_.at(expr), found);
   }
   CheckUnsafeEveryStep();
+  ChooseInitialValues(program_);
   program_.symmetric = program_.templates.size() == 1 && !code_asymmetric_.yes;
   if (code_asymmetric_.yes) {
     program_.asymmetric_at = code_asymmetric_.where;

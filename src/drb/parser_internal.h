@@ -61,8 +61,12 @@ class Parser {
         ParseCheck();
       } else if (Peek("unsafe")) {
         ParseUnsafe();
+      } else if (Peek("initially")) {
+        ParseInitially();
       } else {
-        Fail(Cur(), "expected 'shared', 'local', 'thread', 'abstraction', 'check' or 'unsafe'");
+        Fail(Cur(),
+             "expected 'shared', 'local', 'thread', 'abstraction', 'check', 'initially' or "
+             "'unsafe'");
       }
     }
     if (program_.templates.empty()) {  // named at the end of the file, where one was expected
@@ -96,6 +100,11 @@ class Parser {
   }
   const Token& ExpectIdent(const char* what);
   Int ExpectNumber(const char* what);
+  // After a declaration's name (and size): its initializer, if any, into `v` (init, any), or for a
+  // fixed-size array `= {...}` the elements' values (returned). `shared`: a shared scalar or
+  // array, whose value may be left free.
+  std::vector<Int> ParseInitializer(const Token& name, bool shared, std::uint32_t size,
+                                    Variable& v);
   // A declaration's initial value of a variable of `type`.
   Int InitialValue(Type type);
   std::uint32_t ExpectSmall(const char* what, std::uint32_t min, std::uint32_t max);
@@ -112,6 +121,11 @@ class Parser {
 
   // `unsafe EXPR;`: a global bad-state property, about every thread alike (no `self`).
   void ParseUnsafe();
+  // `initially EXPR;`: a constraint on the initial values of shared variables.
+  void ParseInitially();
+  // Declares the shared Boolean `__started` (once): false until the run's first step, which
+  // chooses the initial values of the variables declared `= *`.
+  void DeclareStarted(const Token& at);
   // Checks every `unsafe` property in every step (see Program::unsafe).
   void CheckUnsafeEveryStep();
 

@@ -272,7 +272,8 @@ std::optional<Int> AtStart(const Program& program, const Expr& e,
     case Expr::Kind::kBool:
     case Expr::Kind::kLabel:
       return e.value;
-    case Expr::Kind::kShared:
+    case Expr::Kind::kShared:  // a value chosen by the first step is not known here
+      if (program.shared[e.var].any) return std::nullopt;
       return program.shared[e.var].init;
     case Expr::Kind::kLocal:
       if (e.args.size() != 1 || !template_at(*e.args[0])) return std::nullopt;
@@ -289,7 +290,9 @@ std::optional<Int> AtStart(const Program& program, const Expr& e,
     case Expr::Kind::kSharedElement: {
       const std::optional<Int> index = arg(0);
       if (!index || *index < 0 || *index >= e.value) return std::nullopt;
-      return program.shared[e.var + static_cast<std::uint32_t>(*index)].init;
+      const Variable& element = program.shared[e.var + static_cast<std::uint32_t>(*index)];
+      if (element.any) return std::nullopt;
+      return element.init;
     }
     case Expr::Kind::kUnary: {
       const std::optional<Int> v = arg(0);
@@ -340,6 +343,60 @@ void CheckUnsafeEveryStep(Program& program) {
       first.insert(first.begin(), UnsafeCheck(Node(Expr::Kind::kUnary, Expr::Op::kNot,
                                                    p.expr->where, CloneExpr(*p.expr))));
     }
+  }
+}
+
+void ChooseInitialValues(Program& program) {
+  std::optional<std::uint32_t> started;
+  Instr choose;  // x := *, ... for the variables declared `= *`
+  choose.kind = Instr::Kind::kAssign;
+  for (std::uint32_t v = 0; v < program.shared.size(); ++v) {
+    if (program.shared[v].name == "__started") started = v;
+    if (!program.shared[v].any) continue;
+    choose.where = program.shared[v].where;
+    choose.targets.push_back({false, v, nullptr, 0, false, nullptr});
+    auto any = std::make_unique<Expr>();
+    any->kind = Expr::Kind::kHavoc;
+    any->sort = program.shared[v].type == Type::kBool ? Sort::kBool : Sort::kInt;
+    any->where = program.shared[v].where;
+    choose.exprs.push_back(std::move(any));
+  }
+  if (!started) return;
+  const SourceLocation& at = program.shared[*started].where;
+  Instr guard;  // if !__started then { ... }
+  guard.kind = Instr::Kind::kIf;
+  guard.where = at;
+  auto read = std::make_unique<Expr>();
+  read->kind = Expr::Kind::kShared;
+  read->sort = Sort::kBool;
+  read->var = *started;
+  read->where = at;
+  guard.exprs.push_back(Node(Expr::Kind::kUnary, Expr::Op::kNot, at, std::move(read)));
+  std::vector<Instr>& then = guard.blocks.emplace_back();
+  if (!choose.targets.empty()) then.push_back(std::move(choose));
+  for (const ExprPtr& c : program.initially) {
+    Instr assume;
+    assume.kind = Instr::Kind::kAssume;
+    assume.where = c->where;
+    assume.exprs.push_back(CloneExpr(*c));
+    then.push_back(std::move(assume));
+  }
+  Instr set;
+  set.kind = Instr::Kind::kAssign;
+  set.where = at;
+  set.targets.push_back({false, *started, nullptr, 0, false, nullptr});
+  auto yes = std::make_unique<Expr>();
+  yes->kind = Expr::Kind::kBool;
+  yes->sort = Sort::kBool;
+  yes->value = 1;
+  yes->where = at;
+  set.exprs.push_back(std::move(yes));
+  then.push_back(std::move(set));
+  guard.blocks.emplace_back();
+  for (const ThreadTemplate& t : program.templates) {
+    if (t.size == 0) continue;
+    std::vector<Instr>& first = program.statements[t.first].body;
+    first.insert(first.begin(), CloneInstr(guard));
   }
 }
 
