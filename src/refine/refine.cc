@@ -342,6 +342,18 @@ void Refiner::GroupMoves(const std::vector<std::uint32_t>& score, const std::vec
                   [&](std::size_t c) { return !boolean(pool_[c]); })) {
     add_group(counting);
   }
+  // An `unsafe` property's first break needs several facts at once where an assertion at the
+  // place needs one at a time (a lock: that no other thread is inside, the lock's flag, that no
+  // other thread is about to release): the Boolean variables and what the other threads are not
+  // doing, together.
+  if (!program_->unsafe.empty()) {
+    std::vector<std::size_t> others;
+    for (std::size_t c = figures_.horn_candidates; c < pool_.size(); ++c) {
+      if (open[c] && (boolean(pool_[c]) || pool_[c].starts_with("forall i"))) others.push_back(c);
+    }
+    if (others.size() > kMaxGroup) others.resize(kMaxGroup);
+    add_group(others);
+  }
   // The Horn solver's atoms together state an inductive invariant (with the locations): tried
   // first, all at once, when singles and pairs cannot say it (TryMove keeps a minimal part).
   std::vector<std::size_t> horn;
