@@ -252,7 +252,18 @@ void Parser::ParseUnsafe() {
   const std::size_t begin = Cur().begin;
   p.expr = ParseBoolExpr();
   p.name = CollapseSpace(text_.substr(begin, tokens_[pos_ - 1].end - begin));
+  // Each quantifier over the threads is split in two in every step's check (the stepping thread
+  // and the others), which doubles the check: a bound keeps it small.
+  std::size_t quantifiers = 0;
   WalkExpr(*p.expr, [&](const Expr& e) {
+    if (e.kind == Expr::Kind::kForall || e.kind == Expr::Kind::kExists ||
+        e.kind == Expr::Kind::kCount) {
+      if (++quantifiers > kMaxUnsafeQuantifiers) {
+        throw InputError(e.where, "an unsafe property has at most " +
+                                      std::to_string(kMaxUnsafeQuantifiers) +
+                                      " quantifiers (each doubles the check every step makes)");
+      }
+    }
     const bool own =
         e.kind == Expr::Kind::kSelf || e.kind == Expr::Kind::kLocalElement ||
         ((e.kind == Expr::Kind::kLocal || e.kind == Expr::Kind::kPc) && e.args.empty());

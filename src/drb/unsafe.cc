@@ -196,8 +196,11 @@ ExprPtr AfterStep(const Expr& e, std::uint32_t target) {
   return out;
 }
 
+// Evaluations AtStart may make before it gives up (nested quantifiers over many templates).
+constexpr std::size_t kAtStartBudget = 100000;
+
 std::optional<Int> AtStart(const Program& program, const Expr& e,
-                           std::vector<std::uint32_t>& template_of);
+                           std::vector<std::uint32_t>& template_of, std::size_t& budget);
 
 std::optional<Int> OpAtStart(Expr::Op op, const Int& a, const Int& b) {
   switch (op) {
@@ -233,14 +236,14 @@ std::optional<Int> OpAtStart(Expr::Op op, const Int& a, const Int& b) {
 // A quantifier's body has one value per template at the start; a count is 0 when no thread is
 // counted, and otherwise depends on the thread count.
 std::optional<Int> QuantifierAtStart(const Program& program, const Expr& e,
-                                     std::vector<std::uint32_t>& template_of) {
+                                     std::vector<std::uint32_t>& template_of, std::size_t& budget) {
   if (e.exclude_self) return std::nullopt;
   if (template_of.size() <= e.var) template_of.resize(e.var + 1);
   bool all = true;
   bool any = false;
   for (std::uint32_t t = 0; t < program.templates.size(); ++t) {
     template_of[e.var] = t;
-    const std::optional<Int> body = AtStart(program, *e.args[0], template_of);
+    const std::optional<Int> body = AtStart(program, *e.args[0], template_of, budget);
     if (!body) return std::nullopt;
     all = all && *body != 0;
     any = any || *body != 0;
@@ -255,8 +258,10 @@ std::optional<Int> QuantifierAtStart(const Program& program, const Expr& e,
 // (a count of threads that are all counted) or cannot be read so (a thread's number used as a
 // value, an index computed otherwise): then the initial state is checked by a step.
 std::optional<Int> AtStart(const Program& program, const Expr& e,
-                           std::vector<std::uint32_t>& template_of) {
-  const auto arg = [&](std::size_t i) { return AtStart(program, *e.args[i], template_of); };
+                           std::vector<std::uint32_t>& template_of, std::size_t& budget) {
+  if (budget == 0) return std::nullopt;  // the step checks it instead
+  --budget;
+  const auto arg = [&](std::size_t i) { return AtStart(program, *e.args[i], template_of, budget); };
   const auto template_at = [&](const Expr& index) -> std::optional<std::uint32_t> {
     if (index.kind == Expr::Kind::kBound) return template_of[index.var];
     if (index.kind != Expr::Kind::kNumber) return std::nullopt;
@@ -308,7 +313,7 @@ std::optional<Int> AtStart(const Program& program, const Expr& e,
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:
     case Expr::Kind::kCount:
-      return QuantifierAtStart(program, e, template_of);
+      return QuantifierAtStart(program, e, template_of, budget);
     default:
       return std::nullopt;
   }
@@ -336,7 +341,8 @@ void CheckUnsafeEveryStep(Program& program) {
     // template's first statement, which checks the state it starts from before anything else
     // (any later state was checked by the step that entered it).
     std::vector<std::uint32_t> template_of(program.num_slots);
-    if (AtStart(program, *p.expr, template_of) == std::optional<Int>(0)) continue;
+    std::size_t budget = kAtStartBudget;
+    if (AtStart(program, *p.expr, template_of, budget) == std::optional<Int>(0)) continue;
     for (const ThreadTemplate& t : program.templates) {
       if (t.size == 0) continue;
       std::vector<Instr>& first = program.statements[t.first].body;

@@ -11,6 +11,10 @@
 
 namespace druba::drb {
 
+// The quantifiers an `unsafe` property may have (forall, exists, count): each is split into the
+// stepping thread and the others in every step's check.
+inline constexpr std::size_t kMaxUnsafeQuantifiers = 6;
+
 // Adds the checks of every property of program.unsafe to its statements. Called once, by the
 // parser, after the labels are resolved and the statements' next locations set.
 void CheckUnsafeEveryStep(Program& program);
