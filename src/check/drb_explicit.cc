@@ -150,7 +150,7 @@ class Interpreter {
     for (const auto& e : op.exprs) values.push_back(Eval(*e, st, t));
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
-      const auto& var = x.pair ? p_.pairs[x.var] : x.local ? p_.locals[x.var] : p_.shared[x.var];
+      const auto& var = drb::TargetVariable(p_, x);
       if (x.pair) {
         std::vector<Int> bound(p_.num_slots);
         const std::uint32_t row = ThreadAt(*x.index, st, t, bound);

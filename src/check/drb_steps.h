@@ -231,7 +231,7 @@ class StatementEncoder {
       }
       // `x := *`: any value of the target's type (a Boolean as 0 or 1, as Truth gives).
       const auto& x = op.targets[i];
-      const drb::Type type = (x.pair ? p_.pairs : x.local ? p_.locals : p_.shared)[x.var].type;
+      const drb::Type type = drb::TargetVariable(p_, x).type;
       const z3::expr v = ctx_.int_const(fmt::format("any!{}", chosen_count_++).c_str());
       chosen_.push_back(v);
       if (type == drb::Type::kNat) path.guard = path.guard && v >= 0;
@@ -243,7 +243,7 @@ class StatementEncoder {
     z3::expr bad = ctx_.bool_val(false);  // then nothing is written
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
-      const auto& var = x.pair ? p_.pairs[x.var] : x.local ? p_.locals[x.var] : p_.shared[x.var];
+      const auto& var = drb::TargetVariable(p_, x);
       if (var.type == drb::Type::kNat) bad = bad || values[i] < 0;
       if (x.index) {
         indices.push_back(Value(*x.index, path, t, out));

@@ -215,4 +215,11 @@ struct Program {
   std::string PcName(std::uint32_t pc) const;
 };
 
+// The variable an assignment's target writes: a shared variable, a local, or a per-pair array.
+inline const Variable& TargetVariable(const Program& program, const Instr::Target& target) {
+  return target.pair    ? program.pairs[target.var]
+         : target.local ? program.locals[target.var]
+                        : program.shared[target.var];
+}
+
 }  // namespace druba::drb

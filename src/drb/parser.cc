@@ -1,6 +1,8 @@
 #include "drb/parser.h"
 
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "drb/ordered.h"
@@ -422,6 +424,56 @@ std::string Program::PcName(std::uint32_t pc) const {
   if (pc < statements.size()) return statements[pc].label;
   if (pc == error_pc) return "error";
   return "end";
+}
+
+namespace {
+
+// SMT-LIB's integer division: a = b*q + r with 0 <= r < |b|.
+Int EuclidDiv(const Int& a, const Int& b) {
+  Int q = a / b;  // truncates toward zero
+  const Int r = a - b * q;
+  if (r < 0) q += b > 0 ? -1 : 1;
+  return q;
+}
+
+}  // namespace
+
+std::optional<Int> ApplyBinaryOp(Expr::Op op, const Int& a, const Int& b) {
+  switch (op) {
+    case Expr::Op::kAdd:
+      return a + b;
+    case Expr::Op::kSub:
+      return a - b;
+    case Expr::Op::kMul:
+      return a * b;
+    case Expr::Op::kDiv:
+      if (b == 0) return std::nullopt;
+      return EuclidDiv(a, b);
+    case Expr::Op::kMod:
+      if (b == 0) return std::nullopt;
+      return a - b * EuclidDiv(a, b);
+    case Expr::Op::kEq:
+      return Int(a == b ? 1 : 0);
+    case Expr::Op::kNe:
+      return Int(a != b ? 1 : 0);
+    case Expr::Op::kLt:
+      return Int(a < b ? 1 : 0);
+    case Expr::Op::kLe:
+      return Int(a <= b ? 1 : 0);
+    case Expr::Op::kGt:
+      return Int(a > b ? 1 : 0);
+    case Expr::Op::kGe:
+      return Int(a >= b ? 1 : 0);
+    case Expr::Op::kAnd:
+      return Int(a != 0 && b != 0 ? 1 : 0);
+    case Expr::Op::kOr:
+      return Int(a != 0 || b != 0 ? 1 : 0);
+    case Expr::Op::kImplies:
+      return Int(a == 0 || b != 0 ? 1 : 0);
+    default:
+      break;
+  }
+  throw std::logic_error("a binary operator expected");
 }
 
 ExprPtr CloneExpr(const Expr& e) {

@@ -2,6 +2,7 @@
 // checking. Every error names file, line and column (InputError).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,5 +19,10 @@ std::string ExprToString(const Program& program, const Expr& expr, const std::st
 
 // A deep copy of an expression.
 ExprPtr CloneExpr(const Expr& e);
+
+// A binary operator on two integer values, as the language defines it (division and modulo as in
+// SMT-LIB: the remainder is never negative; a comparison or connective gives 0 or 1); none for a
+// division or modulo by zero. Throws std::logic_error for an operator that is not binary.
+std::optional<Int> ApplyBinaryOp(Expr::Op op, const Int& a, const Int& b);
 
 }  // namespace druba::drb

@@ -448,9 +448,7 @@ void Parser::ParseAssignments(Instr& op) {
     }
     const Token& name = ExpectIdent("a variable to assign");
     Instr::Target target = ParseTarget(name, op);
-    const Variable& var = target.pair    ? program_.pairs[target.var]
-                          : target.local ? program_.locals[target.var]
-                                         : program_.shared[target.var];
+    const Variable& var = TargetVariable(program_, target);
     Expect(":=");
     op.targets.push_back(std::move(target));
     if (Peek("fetch_and_add")) {

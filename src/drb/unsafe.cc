@@ -202,37 +202,6 @@ constexpr std::size_t kAtStartBudget = 100000;
 std::optional<Int> AtStart(const Program& program, const Expr& e,
                            std::vector<std::uint32_t>& template_of, std::size_t& budget);
 
-std::optional<Int> OpAtStart(Expr::Op op, const Int& a, const Int& b) {
-  switch (op) {
-    case Expr::Op::kAdd:
-      return a + b;
-    case Expr::Op::kSub:
-      return a - b;
-    case Expr::Op::kMul:
-      return a * b;
-    case Expr::Op::kEq:
-      return Int(a == b);
-    case Expr::Op::kNe:
-      return Int(a != b);
-    case Expr::Op::kLt:
-      return Int(a < b);
-    case Expr::Op::kLe:
-      return Int(a <= b);
-    case Expr::Op::kGt:
-      return Int(a > b);
-    case Expr::Op::kGe:
-      return Int(a >= b);
-    case Expr::Op::kAnd:
-      return Int(a != 0 && b != 0);
-    case Expr::Op::kOr:
-      return Int(a != 0 || b != 0);
-    case Expr::Op::kImplies:
-      return Int(a == 0 || b != 0);
-    default:
-      return std::nullopt;  // division: left to the step
-  }
-}
-
 // A quantifier's body has one value per template at the start; a count is 0 when no thread is
 // counted, and otherwise depends on the thread count.
 std::optional<Int> QuantifierAtStart(const Program& program, const Expr& e,
@@ -308,7 +277,7 @@ std::optional<Int> AtStart(const Program& program, const Expr& e,
       const std::optional<Int> a = arg(0);
       const std::optional<Int> b = arg(1);
       if (!a || !b) return std::nullopt;
-      return OpAtStart(e.op, *a, *b);
+      return ApplyBinaryOp(e.op, *a, *b);  // none for a division by zero: left to the step
     }
     case Expr::Kind::kForall:
     case Expr::Kind::kExists:

@@ -18,52 +18,11 @@ struct RuntimeFailure : std::exception {
   Failure kind;
 };
 
-// SMT-LIB's integer division: a = b*q + r with 0 <= r < |b|.
-Int EuclidDiv(const Int& a, const Int& b) {
-  Int q = a / b;  // truncates toward zero
-  const Int r = a - b * q;
-  if (r < 0) q += b > 0 ? -1 : 1;
-  return q;
-}
-
 // A binary operator on two values (both operands were evaluated: a runtime error in either is an
 // error, as in the solver encoding).
 Int ApplyBinary(Expr::Op op, const Int& a, const Int& b) {
-  switch (op) {
-    case Expr::Op::kAdd:
-      return a + b;
-    case Expr::Op::kSub:
-      return a - b;
-    case Expr::Op::kMul:
-      return a * b;
-    case Expr::Op::kDiv:
-      if (b == 0) throw RuntimeFailure(Failure::kDivisionByZero);
-      return EuclidDiv(a, b);
-    case Expr::Op::kMod:
-      if (b == 0) throw RuntimeFailure(Failure::kDivisionByZero);
-      return a - b * EuclidDiv(a, b);
-    case Expr::Op::kEq:
-      return a == b ? 1 : 0;
-    case Expr::Op::kNe:
-      return a != b ? 1 : 0;
-    case Expr::Op::kLt:
-      return a < b ? 1 : 0;
-    case Expr::Op::kLe:
-      return a <= b ? 1 : 0;
-    case Expr::Op::kGt:
-      return a > b ? 1 : 0;
-    case Expr::Op::kGe:
-      return a >= b ? 1 : 0;
-    case Expr::Op::kAnd:
-      return a != 0 && b != 0 ? 1 : 0;
-    case Expr::Op::kOr:
-      return a != 0 || b != 0 ? 1 : 0;
-    case Expr::Op::kImplies:
-      return a == 0 || b != 0 ? 1 : 0;
-    default:
-      break;
-  }
-  throw std::logic_error("Eval: bad binary operator");
+  if (const std::optional<Int> v = drb::ApplyBinaryOp(op, a, b)) return *v;
+  throw RuntimeFailure(Failure::kDivisionByZero);
 }
 
 }  // namespace
@@ -369,10 +328,7 @@ void IntModel::AssignEachChoice(const Instr& op, Env& env, std::vector<Int>& slo
   for (std::size_t i = 0; i < op.exprs.size(); ++i) {
     if (op.exprs[i]->kind != Expr::Kind::kHavoc) continue;
     const Instr::Target& t = op.targets[i];
-    const Type type = (t.pair    ? program_.pairs
-                       : t.local ? program_.locals
-                                 : program_.shared)[t.var]
-                          .type;
+    const Type type = drb::TargetVariable(program_, t).type;
     ranges.push_back(type == Type::kBool ? &kBool : type == Type::kNat ? &nat : &samples_);
   }
   std::vector<std::size_t> at(ranges.size(), 0);
@@ -402,9 +358,7 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots,
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     const Instr::Target& target = op.targets[i];
-    const Variable& var = target.pair    ? program_.pairs[target.var]
-                          : target.local ? program_.locals[target.var]
-                                         : program_.shared[target.var];
+    const Variable& var = drb::TargetVariable(program_, target);
     std::uint32_t element = target.var;
     std::uint32_t owner = env.thread;
     if (target.pair) {

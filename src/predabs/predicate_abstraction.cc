@@ -19,13 +19,7 @@ bool ChoosesInteger(const Program& program, const std::vector<Instr>& body) {
   for (const Instr& op : body) {
     for (std::size_t i = 0; i < op.exprs.size(); ++i) {
       if (op.exprs[i]->kind != Expr::Kind::kHavoc) continue;
-      const Instr::Target& t = op.targets[i];
-      if ((t.pair    ? program.pairs
-           : t.local ? program.locals
-                     : program.shared)[t.var]
-              .type != Type::kBool) {
-        return true;
-      }
+      if (drb::TargetVariable(program, op.targets[i]).type != Type::kBool) return true;
     }
     for (const std::vector<Instr>& block : op.blocks) {
       if (ChoosesInteger(program, block)) return true;
@@ -586,8 +580,7 @@ void WaysToFail(const Program& program, const std::vector<Instr>& body,
       if (t.index) scan(*t.index);
       if (t.column) scan(*t.column);
       if (t.index || t.column) add("an index out of range");
-      const Variable& v =
-          t.pair ? program.pairs[t.var] : (t.local ? program.locals[t.var] : program.shared[t.var]);
+      const Variable& v = drb::TargetVariable(program, t);
       if (v.type == Type::kNat) add(BaseName(v.name) + ", a nat, would go below zero");
     }
     for (const std::vector<Instr>& block : in.blocks) WaysToFail(program, block, ways);

@@ -49,10 +49,7 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
 
 Term Encoder::Choose(const Instr::Target& target, std::vector<Term>& chosen,
                      std::vector<Term>& ranges) {
-  const Type type = (target.pair    ? program_.pairs
-                     : target.local ? program_.locals
-                                    : program_.shared)[target.var]
-                        .type;
+  const Type type = drb::TargetVariable(program_, target).type;
   const Term v = s_.FreshInt("any");
   chosen.push_back(v);
   if (type == Type::kNat) ranges.push_back(s_.Le(s_.Num(0), v));
@@ -89,9 +86,7 @@ Encoder::Env Encoder::Writes(const Ctx& ctx, const Instr& op, const std::vector<
   Env next = env;
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     const Instr::Target& target = op.targets[i];
-    const Variable& var = target.pair    ? program_.pairs[target.var]
-                          : target.local ? program_.locals[target.var]
-                                         : program_.shared[target.var];
+    const Variable& var = drb::TargetVariable(program_, target);
     Term value = values[i];
     if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
     if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
