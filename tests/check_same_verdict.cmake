@@ -5,6 +5,9 @@
 #     second by exhaustion;
 #   * an `unsafe` line against the assertion at the place (tests/inputs/unsafe): the checks the
 #     parser adds in every step against the one the program states.
+#   * `forall j: a[j] := ...` against the same update written out for the thread count
+#     (tests/inputs/each); with SAME_STATES set, the runs must also count the same concrete states
+#     (`--mode@explicit`: the two programs have the same variables, so the same state space).
 # An `unknown` decides nothing, and fails.
 #   cmake -DDRUBA=<druba> -DFIRST=<a.drb> -DSECOND=<b.drb> "-DRUNS=r1;r2" -P check_same_verdict.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -14,6 +17,7 @@ foreach(run IN LISTS RUNS)
     execute_process(COMMAND "${DRUBA}" verify "${${model}}" ${options}
                     OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
     string(REGEX MATCH "verdict: [a-z]+" verdict_${model} "${out}")
+    string(REGEX MATCH "[0-9]+ concrete states" states_${model} "${out}")
     if(NOT verdict_${model})
       message(FATAL_ERROR "${${model}} (${options}): no verdict\n${out}\n${err}")
     endif()
@@ -21,6 +25,10 @@ foreach(run IN LISTS RUNS)
   if(NOT verdict_FIRST STREQUAL verdict_SECOND)
     message(FATAL_ERROR "${options}: ${FIRST} says '${verdict_FIRST}', ${SECOND} says "
                         "'${verdict_SECOND}'")
+  endif()
+  if(SAME_STATES AND NOT states_FIRST STREQUAL states_SECOND)
+    message(FATAL_ERROR "${options}: ${FIRST} reached '${states_FIRST}', ${SECOND} "
+                        "'${states_SECOND}'")
   endif()
   if(verdict_FIRST STREQUAL "verdict: unknown")
     message(FATAL_ERROR "${FIRST} (${options}): unknown, which decides nothing")

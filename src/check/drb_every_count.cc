@@ -106,6 +106,12 @@ class GroundClosure {
 std::string Unstated(const Program& program, const drb::AbstractionSpec& spec, bool ordered) {
   if (ordered && program.templates.size() != 1)
     return "the program has more than one thread template";
+  if (program.updates_every_at.line != 0) {
+    return fmt::format(
+        "line {} updates every thread's entry in one step, which is stated at one "
+        "thread count only",
+        program.updates_every_at.line);
+  }
   if (!program.pairs.empty() && !ordered) {
     return "a per-pair array is stated for every thread count with ordered ids only";
   }

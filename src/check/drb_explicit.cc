@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,9 @@ class Interpreter {
           case Instr::Kind::kAssign:
             Assign(op, st, t);
             break;
+          case Instr::Kind::kAssignEach:
+            AssignEach(op, st, t);
+            break;
           case Instr::Kind::kAssume:
             if (Eval(*op.exprs[0], st, t) == 0) return;
             break;
@@ -175,6 +179,22 @@ class Interpreter {
     for (std::size_t i = 0; i < slots.size(); ++i) st[slots[i]] = values[i];
   }
 
+  // forall j: a[j] := e, ...: every thread's values from the state before, then the writes.
+  void AssignEach(const Instr& op, std::vector<Int>& st, std::uint32_t t) const {
+    std::vector<std::pair<std::size_t, Int>> writes;
+    std::vector<Int> bound(p_.num_slots);
+    for (std::uint32_t j = 0; j < n_; ++j) {
+      if (op.exclude_self && j == t) continue;
+      bound[op.slot] = j;
+      for (std::size_t i = 0; i < op.targets.size(); ++i) {
+        const Int v = Eval(*op.exprs[i], st, t, bound);
+        if (p_.locals[op.targets[i].var].type == drb::Type::kNat && v < 0) throw RuntimeError{};
+        writes.emplace_back(Pc(j) + 1 + op.targets[i].var, v);
+      }
+    }
+    for (const auto& [slot, v] : writes) st[slot] = v;
+  }
+
   Int Eval(const Expr& e, const std::vector<Int>& st, std::uint32_t self) const {
     std::vector<Int> bound(p_.num_slots);
     return Eval(e, st, self, bound);
@@ -216,7 +236,13 @@ class Interpreter {
       }
       case Expr::Kind::kBinary:
         return Apply(e.op, Eval(*e.args[0], st, self, bound), Eval(*e.args[1], st, self, bound));
-      default: {  // forall, exists, count over the threads, every body evaluated
+      case Expr::Kind::kIte:  // only the branch taken
+        return Eval(*e.args[Eval(*e.args[0], st, self, bound) != 0 ? 1 : 2], st, self, bound);
+      case Expr::Kind::kHavoc:  // such a program's explicit certificates are refused
+        throw std::logic_error("check: `*` in an explicit certificate's program");
+      case Expr::Kind::kForall:
+      case Expr::Kind::kExists:
+      case Expr::Kind::kCount: {  // over the threads, every body evaluated
         std::uint32_t count = 0;
         std::uint32_t range = 0;
         for (std::uint32_t i = 0; i < n_; ++i) {
@@ -229,6 +255,7 @@ class Interpreter {
         return e.kind == Expr::Kind::kExists ? Truth(count > 0) : Int(count);
       }
     }
+    throw std::logic_error("check: an expression of no kind");
   }
 
   static Int Apply(Expr::Op op, const Int& a, const Int& b) {

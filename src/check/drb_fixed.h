@@ -127,6 +127,15 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
     switch (e.kind) {
       case Kind::kHavoc:  // taken by the assignment (StatementEncoder::Assign)
         throw std::logic_error("`*` outside an assignment");
+      case Kind::kIte: {  // a failure of the branch not taken is none
+        const z3::expr c = Eval(*e.args[0], s, self, bound, fail) != 0;
+        z3::expr then_fail = ctx_.bool_val(false);
+        z3::expr else_fail = ctx_.bool_val(false);
+        const z3::expr a = Eval(*e.args[1], s, self, bound, &then_fail);
+        const z3::expr b = Eval(*e.args[2], s, self, bound, &else_fail);
+        *fail = *fail || (c && then_fail) || (!c && else_fail);
+        return z3::ite(c, a, b);
+      }
       case Kind::kNumber:
       case Kind::kBool:
       case Kind::kLabel:
@@ -193,6 +202,11 @@ class Encoding : public StatementEncoder<Encoding, Sym, std::uint32_t> {
   // StatementEncoder: a step writes thread t's copy of a local, and moves t.
   z3::expr OutOfRange(const Instr::Target& x, const z3::expr& index) {
     return index < 0 || index >= static_cast<int>(x.size > 0 ? x.size : n_);
+  }
+  std::uint32_t EachCount() const { return n_; }
+  z3::expr IsThread(std::uint32_t t, std::uint32_t j) { return ctx_.bool_val(t == j); }
+  static z3::expr LocalOf(const Sym& s, std::uint32_t var, std::uint32_t j) {
+    return s.locals[j][var];
   }
   void Write(Sym& s, const Instr::Target& x, std::uint32_t t, const z3::expr* index,
              const z3::expr& value) {

@@ -11,6 +11,9 @@
 //   void Write(State&, const Instr::Target&, const ThreadId&, const z3::expr* index,
 //              const z3::expr& value);     index: the target's, evaluated (null: none)
 //   void MoveTo(State&, const ThreadId&, std::uint32_t location);
+//   std::uint32_t EachCount(); z3::expr IsThread(const ThreadId&, std::uint32_t j);
+//   z3::expr LocalOf(const State&, std::uint32_t var, std::uint32_t j);
+//                                          for `forall j: a[j] := ...` (one count only)
 #pragma once
 
 #include <atomic>
@@ -270,6 +273,39 @@ class StatementEncoder {
     }
   }
 
+  // `forall j: a[j] := e, ...`: every thread's values in the state before, then the writes; a
+  // negative nat anywhere fails the statement, with nothing written.
+  void AssignEach(const Instr& op, Path& path, const ThreadId& t, std::vector<Outcome>& out) {
+    struct Write {
+      std::uint32_t thread;
+      std::uint32_t var;
+      z3::expr value;
+    };
+    std::vector<Write> writes;
+    z3::expr bad = ctx_.bool_val(false);
+    const State before = path.state;
+    for (std::uint32_t j = 0; j < self().EachCount(); ++j) {
+      std::vector<z3::expr> bound(p_.num_slots, ctx_.int_val(0));
+      bound[op.slot] = ctx_.int_val(j);
+      const z3::expr writes_j = op.exclude_self ? !self().IsThread(t, j) : ctx_.bool_val(true);
+      for (std::size_t i = 0; i < op.targets.size(); ++i) {
+        const std::uint32_t var = op.targets[i].var;
+        z3::expr fail = ctx_.bool_val(false);
+        const z3::expr v = self().Eval(*op.exprs[i], before, t, bound, &fail);
+        if (p_.locals[var].type == drb::Type::kNat) fail = fail || v < 0;
+        bad = bad || (writes_j && fail);
+        writes.push_back({j, var, z3::ite(writes_j, v, self().LocalOf(before, var, j))});
+      }
+    }
+    Finish(Path{path.guard && bad, path.state, {}}, t, p_.error_pc, true, out);
+    path.guard = path.guard && !bad;
+    for (const Write& w : writes) {
+      const Instr::Target x{true, w.var, nullptr, 0, false, nullptr};
+      const z3::expr thread = ctx_.int_val(w.thread);
+      self().Write(path.state, x, t, &thread, w.value);
+    }
+  }
+
   void Run(const std::vector<Instr>& ops, std::size_t index, const ThreadId& t, std::uint32_t stmt,
            Path path, std::vector<Outcome>& out) {
     const std::vector<Instr>* block = &ops;
@@ -284,6 +320,9 @@ class StatementEncoder {
       switch (op.kind) {
         case Instr::Kind::kAssign:
           Assign(op, path, t, out);
+          break;
+        case Instr::Kind::kAssignEach:
+          AssignEach(op, path, t, out);
           break;
         case Instr::Kind::kAssume:
           path.guard = path.guard && Value(*op.exprs[0], path, t, out) != 0;

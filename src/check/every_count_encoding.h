@@ -178,6 +178,15 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     switch (e.kind) {
       case Kind::kHavoc:  // taken by the assignment (StatementEncoder::Assign)
         throw std::logic_error("`*` outside an assignment");
+      case Kind::kIte: {  // a failure of the branch not taken is none
+        const z3::expr c = Eval(*e.args[0], s, self, bound, fail) != 0;
+        z3::expr then_fail = ctx_.bool_val(false);
+        z3::expr else_fail = ctx_.bool_val(false);
+        const z3::expr a = Eval(*e.args[1], s, self, bound, &then_fail);
+        const z3::expr b = Eval(*e.args[2], s, self, bound, &else_fail);
+        *fail = *fail || (c && then_fail) || (!c && else_fail);
+        return z3::ite(c, a, b);
+      }
       case Kind::kNumber:
       case Kind::kBool:
       case Kind::kLabel:
@@ -360,6 +369,14 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
     if (x.size == 0 && !ordered_) throw Unsupported{"writing another thread's entry"};
     if (x.size == 0) return !InRange(index);
     return index < 0 || index >= static_cast<int>(x.size);
+  }
+  // `forall j: a[j] := ...` is checked at one thread count only.
+  [[noreturn]] static std::uint32_t EachCount() {
+    throw Unsupported{"an update of every thread's entry in one step"};
+  }
+  z3::expr IsThread(const z3::expr& t, std::uint32_t j) { return t == static_cast<int>(j); }
+  static z3::expr LocalOf(const State& s, std::uint32_t var, std::uint32_t j) {
+    return z3::select(s.locals[var], static_cast<int>(j));
   }
   void Write(State& s, const Instr::Target& x, const z3::expr& t, const z3::expr* index,
              const z3::expr& value) {

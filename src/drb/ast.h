@@ -52,6 +52,9 @@ struct Expr {
     // `x := *`: any value of the target's type (an int, a nat, or either Boolean), chosen when the
     // statement runs. Only as a whole right-hand side of an assignment; its sort is the target's.
     kHavoc,
+    // `if c then a else b` as an expression: args[0] = c, args[1] = a, args[2] = b; only the
+    // branch c picks is evaluated (a failure in the other is none), as C's `c ? a : b`.
+    kIte,
   };
   enum class Op : std::uint8_t {
     kNone,
@@ -96,7 +99,11 @@ inline void WalkExpr(const Expr& e, const std::function<void(const Expr&)>& visi
 // (then control goes to the next statement) or to a goto; a false `assume` disables the path, a
 // false `assert` (or a runtime error) sends the thread to the error location.
 struct Instr {
-  enum class Kind : std::uint8_t { kAssign, kAssume, kAssert, kIf, kChoice, kGoto };
+  // kAssignEach: `forall j: a[j] := e, ...`, every thread's entry written at once (Cubicle's
+  // `X[j] := case ...`): for every thread j (but the actor's with exclude_self) the targets,
+  // per-thread variables with no index, are j's copies; each right-hand side is evaluated
+  // with quantifier slot `slot` bound to j, in the state before the instruction.
+  enum class Kind : std::uint8_t { kAssign, kAssume, kAssert, kIf, kChoice, kGoto, kAssignEach };
   struct Target {
     bool local = false;
     std::uint32_t var = 0;
@@ -119,6 +126,8 @@ struct Instr {
   // kAssert: the check of an `unsafe` property (where: its declaration), not an assertion written
   // in the statement.
   bool unsafe = false;
+  std::uint32_t slot = 0;     // kAssignEach: the slot of its thread variable
+  bool exclude_self = false;  // kAssignEach: `forall j != self`
   SourceLocation where;
 };
 
@@ -195,6 +204,9 @@ struct Program {
   // none does. The explicit search then runs a sample of the values, so it proves nothing by
   // exhausting them, and such a statement is never taken to respect an abstraction.
   SourceLocation chooses_at;
+  // Where a statement first updates every thread's entry in one step (`forall j: a[j] := ...`);
+  // empty when none does. Such a program is checked one thread count at a time.
+  SourceLocation updates_every_at;
   // `check deadlock;`: a state where no thread can move and some has not finished violates too.
   bool check_deadlock = false;
   // `initially EXPR;` over shared variables: the initial states are those where EXPR holds, the

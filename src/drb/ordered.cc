@@ -142,8 +142,23 @@ class Checker {
       case Expr::Kind::kUnary:
       case Expr::Kind::kBinary:
         return Operation(e);
+      case Expr::Kind::kIte:
+        Of(*e.args[0]);
+        return Join(e, Of(*e.args[1]), Of(*e.args[2]));
     }
     return Value::kNumber;
+  }
+
+  // The value of a conditional whose branches give a and b.
+  Value Join(const Expr& e, Value a, Value b) {
+    if (a == b) return a;
+    if (a == Value::kId || b == Value::kId) {
+      if (a == Value::kNumber || b == Value::kNumber) {
+        Breach(e.where, "a conditional that gives a thread id or a number");
+      }
+      return Value::kId;
+    }
+    return a == Value::kBool ? Value::kBool : Value::kNumber;
   }
 
   Value Operation(const Expr& e) {
@@ -167,6 +182,11 @@ class Checker {
   bool Instrs(const std::vector<Instr>& body) {
     bool grew = false;
     for (const Instr& instr : body) {
+      if (instr.kind == Instr::Kind::kAssignEach) {
+        Breach(instr.where,
+               "an update of every thread's entry in one step (`forall j: a[j] := ...`), which "
+               "the invariants from finite instances do not model yet");
+      }
       for (const ExprPtr& e : instr.exprs) {
         if (instr.kind != Instr::Kind::kAssign) Of(*e);
       }
@@ -273,6 +293,7 @@ bool NamesSelf(const Expr& e) {
 // a per-pair array).
 bool WritesOthers(const std::vector<Instr>& body) {
   for (const Instr& op : body) {
+    if (op.kind == Instr::Kind::kAssignEach) return true;
     for (const Instr::Target& t : op.targets) {
       if ((t.local && t.index && t.size == 0) || t.pair) return true;
     }

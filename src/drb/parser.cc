@@ -530,6 +530,9 @@ std::string ExprToString(const Program& program, const Expr& e, const std::strin
       return "count(" + binder() + ": " + sub(*e.args[0]) + ")";
     case Expr::Kind::kPair:
       return program.pairs[e.var].name + "[" + sub(*e.args[0]) + "][" + sub(*e.args[1]) + "]";
+    case Expr::Kind::kIte:
+      return "(if " + sub(*e.args[0]) + " then " + sub(*e.args[1]) + " else " + sub(*e.args[2]) +
+             ")";
     case Expr::Kind::kSharedElement:
     case Expr::Kind::kLocalElement: {
       const std::string& first =

@@ -210,6 +210,32 @@ ExprPtr Parser::ParseUnary() {
   return ParsePrimary();
 }
 
+ExprPtr Parser::ParseConditional() {
+  const Token& kw = tokens_[pos_++];
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Kind::kIte;
+  e->where = Where(kw);
+  e->args.push_back(ParseBoolExpr());
+  Expect("then");
+  const Token& then_at = Cur();
+  e->args.push_back(ParseExpr());
+  if (!Peek("else")) {
+    Fail(Cur(), "a conditional value `if C then A else B` needs its 'else'" + Found());
+  }
+  ++pos_;
+  const Token& else_at = Cur();
+  e->args.push_back(ParseExpr());
+  e->sort = e->args[1]->sort;
+  if (e->sort == Sort::kPc) Fail(then_at, "a conditional value is an integer or a Boolean");
+  if (e->args[2]->sort != e->sort) {
+    Fail(else_at, std::string("the 'else' value must be ") +
+                      (e->sort == Sort::kBool ? "a Boolean" : "an integer") +
+                      ", as the 'then' value is");
+  }
+  Measure(*e, kw);
+  return e;
+}
+
 ExprPtr Parser::ParseQuantifier() {
   const Token& kw = tokens_[pos_++];
   auto e = std::make_unique<Expr>();
@@ -314,6 +340,7 @@ ExprPtr Parser::ParsePrimary() {
   }
   if (Accept("true")) return MakeBool(true, where);
   if (Accept("false")) return MakeBool(false, where);
+  if (Peek("if")) return ParseConditional();
   auto e = std::make_unique<Expr>();
   e->where = where;
   if (Accept("self")) {

@@ -207,6 +207,7 @@ class Parser {
   Instr ParseInstr();
 
   void ParseAssignments(Instr& op);
+  void ParseAssignEach(Instr& op);  // `forall j: a[j] := e, ...`
 
   static ExprPtr CloneShared(std::uint32_t var, const SourceLocation& where);
 
@@ -256,6 +257,7 @@ class Parser {
   ExprPtr ParseUnary();
 
   ExprPtr ParseQuantifier();
+  ExprPtr ParseConditional();  // `if C then A else B` as a value
   void ParseBinder(Expr& e);
 
   ExprPtr ThreadIndex();  // after '['

@@ -312,6 +312,8 @@ Instr Parser::ParseInstr() {
     op.blocks.push_back(ParseBlock());
     if (!Peek("or")) Fail(Cur(), "'choose' needs at least two blocks joined by 'or'");
     while (Accept("or")) op.blocks.push_back(ParseBlock());
+  } else if (Peek("forall")) {
+    ParseAssignEach(op);
   } else if (t.kind == Token::Kind::kIdent && !IsKeyword(t.text)) {
     ParseAssignments(op);
   } else if (t.kind == Token::Kind::kIdent && t.text == "atomic") {
@@ -497,6 +499,45 @@ void Parser::ParseAssignments(Instr& op) {
     }
     op.exprs.push_back(var.type == Type::kBool ? ParseBoolExpr() : ParseIntExpr());
   } while (Accept(","));
+}
+
+void Parser::ParseAssignEach(Instr& op) {
+  const Token& kw = tokens_[pos_++];
+  op.kind = Instr::Kind::kAssignEach;
+  Expr binder;
+  ParseBinder(binder);
+  op.slot = binder.var;
+  op.exclude_self = binder.exclude_self;
+  const std::string thread = bound_.back().first;
+  Expect(":");
+  do {
+    const Token& name = ExpectIdent("a per-thread variable to assign");
+    const auto ref = FindVar(name.text);
+    if (!ref || !ref->local || FindArray(name.text)) {
+      Fail(name, "`forall " + thread + ": x[" + thread + "] := ...` assigns every thread's copy " +
+                     "of a local (or entry of a `[threads]` array); '" + name.text +
+                     "' is not one");
+    }
+    if (!Accept("[") || !Peek(thread) || !PeekAt(1, "]")) {
+      Fail(Cur(), "each target of `forall " + thread + ":` is thread " + thread + "'s entry, `" +
+                      name.text + "[" + thread + "]`" + Found());
+    }
+    pos_ += 2;
+    for (const Instr::Target& other : op.targets) {
+      if (other.var == ref->index)
+        Fail(name, "'" + name.text + "' is assigned twice in one statement");
+    }
+    Expect(":=");
+    op.targets.push_back({true, ref->index, nullptr, 0, false, nullptr});
+    if (Peek("*"))
+      Fail(Cur(), "`*` cannot be every thread's value yet: choose it in a local first");
+    op.exprs.push_back(program_.locals[ref->index].type == Type::kBool ? ParseBoolExpr()
+                                                                       : ParseIntExpr());
+  } while (Accept(","));
+  bound_.pop_back();
+  // Symmetric, but the arguments that use symmetry assume a step writes the actor's entries only.
+  MarkAsymmetric(Where(kw), "an update of every thread's entry in one step");
+  if (program_.updates_every_at.line == 0) program_.updates_every_at = Where(kw);
 }
 
 ExprPtr Parser::CloneShared(std::uint32_t var, const SourceLocation& where) {

@@ -16,6 +16,8 @@ Instr CloneInstr(const Instr& in) {
   out.kind = in.kind;
   out.label = in.label;
   out.unsafe = in.unsafe;
+  out.slot = in.slot;
+  out.exclude_self = in.exclude_self;
   out.where = in.where;
   for (const Instr::Target& t : in.targets) {
     out.targets.push_back({t.local, t.var, t.index ? CloneExpr(*t.index) : nullptr, t.size, t.pair,

@@ -143,6 +143,9 @@ Int IntModel::EvalIn(const Expr& e, StateView state, std::uint32_t self,
     case Expr::Kind::kExists:
     case Expr::Kind::kCount:
       return EvalQuantifier(e, state, self, slots);
+    case Expr::Kind::kIte:  // only the branch taken
+      return EvalIn(*e.args[EvalIn(*e.args[0], state, self, slots) != 0 ? 1 : 2], state, self,
+                    slots);
     case Expr::Kind::kSharedElement:
     case Expr::Kind::kLocalElement: {
       const Int index = EvalIn(*e.args[0], state, self, slots);
@@ -277,6 +280,9 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
           }
           Assign(op, env, slots);
           break;
+        case Instr::Kind::kAssignEach:
+          AssignEach(op, env, slots);
+          break;
         case Instr::Kind::kAssume:
           if (EvalIn(*op.exprs[0], now, env.thread, slots) == 0) return;
           break;
@@ -386,6 +392,23 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots,
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     env.words[where[i]] = values_.Encode(values[i]);
   }
+}
+
+void IntModel::AssignEach(const Instr& op, Env& env, std::vector<Int>& slots) {
+  const StateView now(env.words);
+  std::vector<std::pair<std::size_t, Int>> writes;
+  for (std::uint32_t j = 0; j < n_; ++j) {
+    if (op.exclude_self && j == env.thread) continue;
+    slots[op.slot] = j;
+    for (std::size_t i = 0; i < op.targets.size(); ++i) {
+      Int value = EvalIn(*op.exprs[i], now, env.thread, slots);
+      if (program_.locals[op.targets[i].var].type == Type::kNat && value < 0) {
+        throw RuntimeFailure(Failure::kNegativeNat);  // nothing of this step is written
+      }
+      writes.emplace_back(LocalSlot(j, op.targets[i].var), std::move(value));
+    }
+  }
+  for (const auto& [slot, value] : writes) env.words[slot] = values_.Encode(value);
 }
 
 Failure IntModel::FailureOf(StateView before, std::uint32_t thread, std::uint32_t action) {

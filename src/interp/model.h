@@ -158,6 +158,8 @@ class IntModel {
   // `chosen` gives the values of the right-hand sides that are `*`, in their order.
   void Assign(const Instr& op, Env& env, std::vector<Int>& slots,
               const std::vector<Int>& chosen = {});
+  // `forall j: a[j] := e, ...`: every thread's values from the state before, then the writes.
+  void AssignEach(const Instr& op, Env& env, std::vector<Int>& slots);
   // An assignment with `*` on the right: every combination of sampled values, each continuing
   // the statement on a copy of `env` (the frame to return to is on env.frames).
   void AssignEachChoice(const Instr& op, Env& env, std::vector<Int>& slots, std::uint32_t action,

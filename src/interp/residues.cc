@@ -232,6 +232,8 @@ class Ghoster {
       copy.label = op.label;
       copy.where = op.where;
       copy.unsafe = op.unsafe;
+      copy.slot = op.slot;  // `forall j: a[j] := ...` writes no ghost: a stale one loses proofs
+      copy.exclude_self = op.exclude_self;
       for (const Instr::Target& t : op.targets) {
         copy.targets.push_back({t.local, t.var, t.index ? Rewrite(*t.index) : nullptr, t.size,
                                 t.pair, t.column ? Rewrite(*t.column) : nullptr});

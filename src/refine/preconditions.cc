@@ -106,6 +106,8 @@ class Paths {
         case Instr::Kind::kAssign:
           if (!Assign(op, values)) return;  // a write this cannot follow: the path is dropped
           break;
+        case Instr::Kind::kAssignEach:
+          return;  // every thread's entry: not followed either
       }
     }
     if (paths_ >= kMaxPreconditionPaths) return;

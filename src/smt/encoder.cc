@@ -348,6 +348,17 @@ Term Encoder::EvalIn(const Expr& e, const SymState& state, const ThreadCount& co
     case Expr::Kind::kCount:
       return count.fixed ? ExpandQuantifier(e, state, count, self, slots, errors)
                          : QuantifySymbolically(e, state, count, self, slots, errors);
+    case Expr::Kind::kIte: {  // a failure of the branch not taken is none
+      const Term c = EvalIn(*e.args[0], state, count, self, slots, errors);
+      std::vector<Term> then_errors;
+      std::vector<Term> else_errors;
+      const auto branch_errors = [&](std::vector<Term>& v) { return errors ? &v : nullptr; };
+      const Term a = EvalIn(*e.args[1], state, count, self, slots, branch_errors(then_errors));
+      const Term b = EvalIn(*e.args[2], state, count, self, slots, branch_errors(else_errors));
+      if (!then_errors.empty()) errors->push_back(s_.And({c, s_.Or(then_errors)}));
+      if (!else_errors.empty()) errors->push_back(s_.And({s_.Not(c), s_.Or(else_errors)}));
+      return s_.Ite(c, a, b);
+    }
   }
   throw std::logic_error("Encoder: bad expression");
 }

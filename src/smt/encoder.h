@@ -211,6 +211,9 @@ class Encoder {
   // The state after its writes (a nat below zero, an index out of range: into `errors`).
   Env Writes(const Ctx& ctx, const Instr& op, const std::vector<Term>& values, const SymState& now,
              const Env& env, std::vector<Term>& slots, std::vector<Term>& errors);
+  // The state after `forall j: a[j] := e, ...` (a fixed count: a store for every thread).
+  Env WritesEach(const Ctx& ctx, const Instr& op, const SymState& now, const Env& env,
+                 std::vector<Term>& slots, std::vector<Term>& errors);
   // An index outside 0..size-1.
   Term OutOfRange(Term index, std::uint32_t size);
   // `target` with its index evaluated: an element of a fixed-size array, or another thread's

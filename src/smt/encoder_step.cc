@@ -106,6 +106,31 @@ Encoder::Env Encoder::Writes(const Ctx& ctx, const Instr& op, const std::vector<
   return next;
 }
 
+Encoder::Env Encoder::WritesEach(const Ctx& ctx, const Instr& op, const SymState& now,
+                                 const Env& env, std::vector<Term>& slots,
+                                 std::vector<Term>& errors) {
+  // The parser makes such a program asymmetric, so only fixed counts encode it.
+  if (!ctx.count->fixed) throw std::logic_error("Encoder: `forall j: a[j] := ...` needs a count");
+  Env next = env;
+  for (std::uint32_t j = 0; j < *ctx.count->fixed; ++j) {
+    const Term thread = s_.Num(j);
+    slots[op.slot] = thread;
+    const Term writes = op.exclude_self ? s_.Not(s_.Eq(thread, ctx.actor)) : s_.BoolValue(true);
+    for (std::size_t i = 0; i < op.targets.size(); ++i) {
+      const std::uint32_t var = op.targets[i].var;
+      std::vector<Term> own;
+      Term value = EvalIn(*op.exprs[i], now, *ctx.count, ctx.actor, slots, &own);
+      const Type type = program_.locals[var].type;
+      if (type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
+      if (type == Type::kNat) own.push_back(s_.Lt(value, s_.Num(0)));
+      if (!own.empty()) errors.push_back(s_.And({writes, s_.Or(own)}));
+      const Term old = s_.Select(env.locals[var], thread);
+      next.locals[var] = s_.Store(next.locals[var], thread, s_.Ite(writes, value, old));
+    }
+  }
+  return next;
+}
+
 Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, const Env& env) {
   for (;;) {
     Frame& top = frames.back();
@@ -130,6 +155,10 @@ Term Encoder::Exec(const Ctx& ctx, std::vector<Frame> frames, const Env& env) {
         const std::vector<Term> values = Values(ctx, op, now, slots, errors, chosen, ranges);
         Env next = Writes(ctx, op, values, now, env, slots, errors);
         return BindChosen(ctx, chosen, ranges, guarded(Exec(ctx, frames, next)));
+      }
+      case Instr::Kind::kAssignEach: {
+        const Env next = WritesEach(ctx, op, now, env, slots, errors);
+        return guarded(Exec(ctx, frames, next));
       }
       case Instr::Kind::kAssume: {
         const Term c = EvalIn(*op.exprs[0], now, *ctx.count, ctx.actor, slots, &errors);

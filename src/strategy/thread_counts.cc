@@ -92,6 +92,13 @@ ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
                                  "has {}: their counts are fixed in the file)",
                                  program.templates.size()));
   }
+  if (counts.every_count_from_first && program.updates_every_at.line != 0) {
+    throw InputError(program.updates_every_at,
+                     "--threads N.. cannot take this program yet: this statement updates every "
+                     "thread's entry in one step, which the every-count arguments do not model "
+                     "(they take a step to change the acting thread's own state only); give one "
+                     "count, --threads N");
+  }
   counts.last =
       counts.every_count_from_first ? std::max(max_threads, counts.first + 1) : counts.first;
   return counts;
