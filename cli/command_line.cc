@@ -40,7 +40,7 @@ using run::RunOptions;
 
 FrontEnd& KindOf(std::span<FrontEnd* const> kinds, const std::string& model) {
   for (FrontEnd* kind : kinds) {
-    if (model.ends_with(kind->extension())) return *kind;
+    if (kind->Reads(model)) return *kind;
   }
   std::error_code error;
   if (std::filesystem::is_directory(model, error)) {
@@ -49,7 +49,7 @@ FrontEnd& KindOf(std::span<FrontEnd* const> kinds, const std::string& model) {
   std::string known;
   for (const FrontEnd* kind : kinds) {
     known += std::string(known.empty() ? "" : ", ") + std::string(kind->name()) + " (" +
-             std::string(kind->extension()) + ")";
+             kind->Endings() + ")";
   }
   throw InputError({model, 0, 0}, "not a model druba reads: the kinds are " + known);
 }

@@ -11,7 +11,7 @@
 # --horn X (off: no Horn solver at one thread count).
 # `orbits=N` checks that the search over one state per orbit of the thread symmetry answered
 # (JSON "symmetric_exhaustion") after storing N states (a symmetric .drb program at one count).
-# For `.drb` models the expectation lines may also say threads=N or threads=N.. and
+# For `.drb` and C models (whose header lines start with `//`) the expectation lines may also say threads=N or threads=N.. and
 # abstraction=NAME (passed as --threads and --abstraction; `top` does not apply);
 # `violation-threads=N` checks the thread count whose run found the violation (with threads=M..:
 # the smallest count where one exists), and
@@ -31,7 +31,7 @@ cmake_minimum_required(VERSION 3.25)
 if(NOT EXPECT_PREFIX)
   set(EXPECT_PREFIX "druba-expect")
 endif()
-file(STRINGS "${MODEL}" lines REGEX "^# ${EXPECT_PREFIX}(-test|-bounds|-hunt)?:")
+file(STRINGS "${MODEL}" lines REGEX "^(#|//) ${EXPECT_PREFIX}(-test|-bounds|-hunt)?:")
 if(NOT lines)
   message(FATAL_ERROR "${MODEL}: no '# ${EXPECT_PREFIX}:' header")
 endif()
@@ -80,7 +80,7 @@ foreach(line IN LISTS lines)
   if(deadlock)
     list(APPEND model_args --deadlock)
   endif()
-  if(MODEL MATCHES "\\.drb$")
+  if(MODEL MATCHES "\\.(drb|c)$")
     if(threads)
       list(APPEND model_args --threads ${threads})
     endif()

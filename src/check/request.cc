@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "c/translate.h"
 #include "check/cpds_check.h"
 #include "check/drb_check.h"
 #include "check/drb_explicit.h"
@@ -53,7 +54,7 @@ CheckAnswer CheckCpds(const CheckRequest& request, LimitWatch& limits) {
 }
 
 CheckAnswer CheckDrb(const CheckRequest& request, LimitWatch& limits) {
-  const std::string source = ReadFile(request.model);
+  const std::string source = c::ModelSource(request.model);
   const drb::Program program = drb::ParseProgram(source, request.model);
   const JsonValue doc = ReadCertificate(request);
   if (!request.threads.empty()) {
@@ -86,8 +87,8 @@ CheckAnswer CheckDrb(const CheckRequest& request, LimitWatch& limits) {
 
 CheckAnswer CheckModelCertificate(const CheckRequest& request) {
   const bool pds = request.model.ends_with(".pds");
-  if (!pds && !request.model.ends_with(".drb")) {
-    throw InputError({request.model, 0, 0}, "a model's name ends in .pds or .drb");
+  if (!pds && !request.model.ends_with(".drb") && !request.model.ends_with(".c")) {
+    throw InputError({request.model, 0, 0}, "a model's name ends in .pds, .drb or .c");
   }
   LimitWatch limits(request.limits, request.interrupted);
   return pds ? CheckCpds(request, limits) : CheckDrb(request, limits);

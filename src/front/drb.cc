@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "c/translate.h"
 #include "check/request.h"
 #include "common/digest.h"
 #include "common/files.h"
@@ -119,7 +120,7 @@ std::string DrbFrontEnd::CheckUsage(const RunOptions& request) const {
 
 run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks) {
   if (request.command == run::Command::kCheck) return Check(request, options_, sinks);
-  const std::string source = ReadFile(request.model);
+  const std::string source = c::ModelSource(request.model);
   const drb::Program program = drb::ParseProgram(source, request.model);
   RunOptions options = request;
   options.deadlock = options.deadlock || program.check_deadlock;  // `check deadlock;`

@@ -21,6 +21,11 @@ class DrbFrontEnd final : public run::FrontEnd {
   std::string_view name() const override { return "a .drb program"; }
   std::string_view group() const override { return ".drb programs"; }
   std::string_view extension() const override { return ".drb"; }
+  // A C program (docs/c.md) is read as the .drb program it translates to (c/translate.h).
+  bool Reads(const std::string& model) const override {
+    return model.ends_with(".drb") || model.ends_with(".c");
+  }
+  std::string Endings() const override { return ".drb, .c"; }
   void AddOptions(run::Command command, CLI::Option_group& group) override;
   std::string CheckUsage(const run::RunOptions& request) const override;
   run::Outcome Run(const run::RunOptions& request, const run::Sinks& sinks) override;

@@ -55,6 +55,10 @@ class FrontEnd {
   virtual std::string_view name() const = 0;       // "a CPDS model", in messages
   virtual std::string_view group() const = 0;      // the option group's title in --help
   virtual std::string_view extension() const = 0;  // ".pds": the kind of every name ending so
+  // Whether the kind reads `model` (by default: its name ends in extension()), and the endings
+  // it reads, for messages.
+  virtual bool Reads(const std::string& model) const { return model.ends_with(extension()); }
+  virtual std::string Endings() const { return std::string(extension()); }
   // The kind's options of `command`, added to `group` and parsed into the kind's own struct.
   virtual void AddOptions(Command command, CLI::Option_group& group) = 0;
   // A usage error the option parser cannot see (empty: none), e.g. an option that bounds another.

@@ -1,0 +1,42 @@
+// druba-expect: verdict=safe
+// Peterson's mutual exclusion (models/peterson.drb) in C with POSIX threads: two threads, each
+// enters its critical section after raising its flag and giving the other the turn. Every
+// access of a shared variable is a step of its own, as the machine runs it (docs/c.md).
+#include <pthread.h>
+
+void reach_error(void);
+
+int flag0 = 0, flag1 = 0, turn = 0, inside = 0;
+
+void *first(void *arg) {
+  flag0 = 1;
+  turn = 1;
+  while (flag1 == 1 && turn == 1) {
+  }
+  inside = inside + 1;
+  if (inside != 1) reach_error();
+  inside = inside - 1;
+  flag0 = 0;
+  return 0;
+}
+
+void *second(void *arg) {
+  flag1 = 1;
+  turn = 0;
+  while (flag0 == 1 && turn == 0) {
+  }
+  inside = inside + 1;
+  if (inside != 1) reach_error();
+  inside = inside - 1;
+  flag1 = 0;
+  return 0;
+}
+
+int main(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, first, 0);
+  pthread_create(&b, 0, second, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return 0;
+}

@@ -1,0 +1,272 @@
+// The C kind's calls and assignments (lowering.h): the pthread and SV-COMP functions as the .drb
+// statements that mean them, other functions inlined, and the program printed.
+#include <cctype>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "c/lowering.h"
+
+namespace druba::c::internal {
+
+namespace {
+
+std::vector<CXCursor> Arguments(CXCursor call) {
+  std::vector<CXCursor> out;
+  const int n = clang_Cursor_getNumArguments(call);
+  for (int i = 0; i < n; ++i)
+    out.push_back(clang_Cursor_getArgument(call, static_cast<unsigned>(i)));
+  return out;
+}
+
+// The variable `&x` names.
+CXCursor AddressOf(CXCursor arg) {
+  const CXCursor b = Bare(arg);
+  if (KindOf(b) == CXCursor_UnaryOperator && OperatorOf(b) == "&") {
+    const CXCursor x = Bare(Children(b)[0]);
+    if (KindOf(x) == CXCursor_DeclRefExpr) return x;
+  }
+  Refuse(arg, "an argument other than `&variable`");
+}
+
+bool IsError(const std::string& name) {
+  return name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
+         name == "__assert_perror_fail" || name == "__assert";
+}
+
+}  // namespace
+
+void Lowering::Assign(const Var& target, CXCursor rhs, CXCursor at) {
+  if (target.mutex || target.handle) Refuse(at, "an assignment to a mutex or thread handle");
+  const CXCursor b = Bare(rhs);
+  if (KindOf(b) == CXCursor_CallExpr && !Spelling(b).starts_with("__VERIFIER_nondet_")) {
+    return Call(b, &target);
+  }
+  const Val v = Lowered(rhs, target.shared ? 1 : 0);
+  Emit(target.name + " := " + (target.boolean ? AsBool(v) : AsInt(v)), at);
+}
+
+void Lowering::Update(CXCursor lhs, const std::string& op, std::optional<CXCursor> rhs,
+                      CXCursor at) {
+  const CXCursor x = Bare(lhs);
+  if (KindOf(x) != CXCursor_DeclRefExpr) Refuse(lhs, "an assignment to something but a variable");
+  const Var v = VarOf(x);
+  Mode mode = Mode::kEmit;
+  if (atomic_ == nullptr) {
+    reads_ = v.shared ? 1 : 0;
+    if (rhs) Expr(*rhs, Mode::kCount);
+    if (reads_ + (v.shared ? 1 : 0) > 1) mode = Mode::kHoist;
+  }
+  const std::string now = AsInt(Read(v, mode, x));
+  const std::string by = rhs ? AsInt(Expr(*rhs, mode)) : "1";
+  const std::string value = Arith(op, now, by);
+  if (value.empty()) Refuse(at, "the operator '" + op + "='");
+  Emit(v.name + " := " + (v.boolean ? "(" + value + " != 0)" : value), at);
+}
+
+void Lowering::ExprStmt(CXCursor s) {
+  const CXCursor b = Bare(s);
+  const std::vector<CXCursor> kids = Children(b);
+  switch (KindOf(b)) {
+    case CXCursor_BinaryOperator: {
+      const std::string op = OperatorOf(b);
+      if (op != "=") break;
+      const CXCursor x = Bare(kids[0]);
+      if (KindOf(x) != CXCursor_DeclRefExpr)
+        Refuse(kids[0], "an assignment to something but a variable");
+      return Assign(VarOf(x), kids[1], b);
+    }
+    case CXCursor_CompoundAssignOperator: {
+      std::string op = OperatorOf(b);
+      op.pop_back();  // "+=" -> "+"
+      return Update(kids[0], op, kids[1], b);
+    }
+    case CXCursor_UnaryOperator: {
+      const std::string op = OperatorOf(b);
+      if (op.ends_with("++") || op.ends_with("--")) {
+        return Update(kids[0], op.ends_with("++") ? "+" : "-", std::nullopt, b);
+      }
+      break;
+    }
+    case CXCursor_CallExpr:
+      return Call(b, nullptr);
+    case CXCursor_ConditionalOperator: {  // assert's expansion: c ? (void)0 : __assert_fail(...)
+      if (atomic_ != nullptr) Refuse(b, "a conditional statement inside an atomic section");
+      const int other = Label();
+      const int after = Label();
+      Emit("if !" + Condition(kids[0]) + " then " + Goto(other), b);
+      ExprStmt(kids[1]);
+      Emit(Goto(after), b);
+      Place(other);
+      ExprStmt(kids[2]);
+      Place(after);
+      return;
+    }
+    case CXCursor_IntegerLiteral:
+    case CXCursor_DeclRefExpr:
+      return;  // no effect
+    default:
+      break;
+  }
+  Refuse(b, "an expression statement of this kind");
+}
+
+void Lowering::Call(CXCursor call, const Var* result) {
+  const std::string name = Spelling(call);
+  const std::vector<CXCursor> args = Arguments(call);
+  if (Builtin(name, call, args)) {
+    if (result != nullptr) Refuse(call, "the value of '" + name + "'");
+    return;
+  }
+  const auto fn = functions_.find(name);
+  if (fn == functions_.end())
+    Refuse(call, "a call of '" + name + "', a function with no body here");
+  if (!name.starts_with("__VERIFIER_atomic_") || atomic_ != nullptr) {
+    return Inline(fn->second, call, args, result);
+  }
+  Section(call, true);
+  Inline(fn->second, call, args, result);
+  Section(call, false);
+}
+
+bool Lowering::Builtin(const std::string& name, CXCursor call, const std::vector<CXCursor>& args) {
+  if (IsError(name)) {
+    Emit("assert __exited", call);  // after main returned, no thread runs on to it
+  } else if (name == "abort") {
+    Emit("assume false", call);
+  } else if (name == "exit" || name == "_exit") {
+    if (atomic_ != nullptr) Refuse(call, "exit inside an atomic section");
+    Emit("__exited := true", call);
+    Emit("assume false", call);
+  } else if (name == "__VERIFIER_assume" || name == "assume_abort_if_not") {
+    Emit("assume " + Condition(args.at(0)), call);
+  } else if (name == "__VERIFIER_atomic_begin" || name == "__VERIFIER_atomic_end") {
+    Section(call, name.ends_with("begin"));
+  } else if (name == "pthread_create") {
+    Create(call, args);
+  } else if (name == "pthread_join") {
+    const CXCursor h = Bare(args.at(0));
+    const auto it = handles_.find(Usr(clang_getCursorReferenced(h)));
+    if (KindOf(h) != CXCursor_DeclRefExpr || it == handles_.end()) {
+      Refuse(call, "a join of a thread no pthread_create before it started");
+    }
+    Emit("await pc[" + std::to_string(it->second) + "] == end", call);
+  } else if (name == "pthread_mutex_lock" || name == "pthread_mutex_unlock" ||
+             name == "pthread_mutex_init") {
+    const Var m = VarOf(AddressOf(args.at(0)));
+    if (!m.mutex) Refuse(args[0], "a mutex that is not a pthread_mutex_t variable");
+    Emit(name.ends_with("init")                                ? m.name + " := false"
+         : name.ends_with("lock") && !name.ends_with("unlock") ? "lock(" + m.name + ")"
+                                                               : "unlock(" + m.name + ")",
+         call);
+  } else if (name == "pthread_exit") {
+    if (atomic_ != nullptr) Refuse(call, "pthread_exit inside an atomic section");
+    Emit("end", call);
+  } else if (name == "pthread_mutex_destroy" || name.starts_with("__VERIFIER_nondet_")) {
+    // nothing happens that druba models (a value dropped)
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void Lowering::Section(CXCursor at, bool begin) {
+  if (begin) {
+    if (atomic_ != nullptr) Refuse(at, "an atomic section inside another");
+    section_.clear();
+    atomic_ = &section_;
+    return;
+  }
+  if (atomic_ != &section_) Refuse(at, "the end of an atomic section that did not begin");
+  atomic_ = nullptr;
+  if (section_.empty()) return;
+  std::string body = "atomic {";
+  for (std::size_t i = 0; i < section_.size(); ++i) body += (i > 0 ? "; " : " ") + section_[i];
+  Emit(body + " }", at);
+}
+
+void Lowering::Create(CXCursor call, const std::vector<CXCursor>& args) {
+  if (loop_depth_ > 0) {
+    Refuse(call, "pthread_create in a loop (threads created without bound: not yet)");
+  }
+  if (atomic_ != nullptr) Refuse(call, "pthread_create inside an atomic section");
+  const CXCursor handle = AddressOf(args.at(0));
+  const CXCursor fn = Bare(args.at(2));
+  const std::string name = Spelling(fn);
+  if (KindOf(fn) != CXCursor_DeclRefExpr || !functions_.contains(name)) {
+    Refuse(args[2], "a thread function that is not a function defined here");
+  }
+  const std::optional<long long> arg = IntegerValue(Bare(args.at(3)));
+  if (!arg || *arg != 0) Refuse(args[3], "a thread argument other than 0");
+  const std::string flag = Fresh("started_" + name);
+  globals_.push_back("shared bool " + flag + " = false;");
+  handles_[Usr(clang_getCursorReferenced(handle))] = threads_.size();
+  threads_.push_back({Fresh(name), name, flag, call, {}});
+  Emit(flag + " := true", call);
+}
+
+void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args,
+                      const Var* result) {
+  const std::string name = Spelling(fn);
+  for (const Frame& f : frames_) {
+    if (f.function == name) Refuse(call, "a recursive call of '" + name + "'");
+  }
+  std::vector<CXCursor> params;
+  CXCursor body{};
+  for (const CXCursor kid : Children(fn)) {
+    if (KindOf(kid) == CXCursor_ParmDecl) params.push_back(kid);
+    if (KindOf(kid) == CXCursor_CompoundStmt) body = kid;
+  }
+  if (params.size() != args.size()) Refuse(call, "a call with as many arguments as not declared");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    Assign(Declare(params[i], false, name + "_"), args[i], call);
+  }
+  Frame frame{name, Label(), "", false, false, {}, false};
+  if (result != nullptr) {
+    frame.result = result->name;
+    frame.result_boolean = result->boolean;
+    if (result->shared) Refuse(call, "a function's value stored straight into a global variable");
+  }
+  frames_.push_back(frame);
+  Stmt(body);
+  const int exit = frames_.back().exit;
+  frames_.pop_back();
+  if (atomic_ == nullptr) Place(exit);
+}
+
+std::string Lowering::Print() {
+  std::string out = "# Translated by druba from " +
+                    std::filesystem::path(file_).filename().string() +
+                    " (docs/c.md): a statement's label names its C line, c12 for line 12.\n"
+                    "shared bool __exited = false;\n";
+  for (const std::string& g : globals_) out += g + "\n";
+  for (const Var& v : locals_) {
+    out += "local " + std::string(v.boolean ? "bool " : "int ") + v.name + " = " +
+           (v.boolean ? "false" : "0") + ";\n";
+  }
+  for (std::size_t t = 0; t < threads_.size(); ++t) {
+    std::vector<std::string> names;
+    std::map<std::string, int> seen;
+    for (const Step& s : threads_[t].steps) {
+      const std::string base = "c" + std::to_string(s.line);
+      const int k = ++seen[base];
+      names.push_back(k == 1 ? base : base + "_" + std::to_string(k));
+    }
+    out += "thread " + threads_[t].name + " * 1 {\n";
+    if (threads_[t].steps.empty()) out += "  skip;\n";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::string body = threads_[t].steps[i].body;
+      for (std::size_t at = body.find("@L"); at != std::string::npos; at = body.find("@L")) {
+        std::size_t end = at + 2;
+        while (end < body.size() && std::isdigit(static_cast<unsigned char>(body[end])) != 0) ++end;
+        const auto where = target_.at(std::stoi(body.substr(at + 2, end - at - 2)));
+        body.replace(at, end - at, where.second >= names.size() ? "end" : names[where.second]);
+      }
+      out += "  " + names[i] + ": " + body + ";\n";
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+}  // namespace druba::c::internal

@@ -1,0 +1,104 @@
+// The C kind's expressions (lowering.h): C's integer operators on unbounded integers, with C's
+// truncating division, `&&`, `||` and `?:` evaluating only what C evaluates, and a shared
+// variable's read moved into a temporary of its own step where the statement touches more than one.
+#include <string>
+#include <vector>
+
+#include "c/lowering.h"
+
+namespace druba::c::internal {
+
+Val Lowering::Expr(CXCursor e, Mode mode) {
+  const CXCursor b = Bare(e);
+  const std::vector<CXCursor> kids = Children(b);
+  switch (clang_getCursorKind(b)) {
+    case CXCursor_IntegerLiteral:
+    case CXCursor_CharacterLiteral: {
+      const std::optional<long long> v = IntegerValue(b);
+      if (!v) Refuse(b, "a literal druba could not read");
+      return {std::to_string(*v), false};
+    }
+    case CXCursor_DeclRefExpr: {
+      const CXCursor decl = clang_getCursorReferenced(b);
+      if (clang_getCursorKind(decl) == CXCursor_EnumConstantDecl) {
+        return {std::to_string(clang_getEnumConstantDeclValue(decl)), false};
+      }
+      return Read(VarOf(b), mode, b);
+    }
+    case CXCursor_UnaryOperator: {
+      const std::string op = OperatorOf(b);
+      if (op == "+") return Expr(kids[0], mode);
+      if (op == "-") return {"(-" + AsInt(Expr(kids[0], mode)) + ")", false};
+      if (op == "!") return {"(!" + AsBool(Expr(kids[0], mode)) + ")", true};
+      Refuse(b, "the operator '" + op + "' inside an expression");
+    }
+    case CXCursor_BinaryOperator:
+      return Binary(b, OperatorOf(b), mode);
+    case CXCursor_ConditionalOperator: {
+      const std::string c = AsBool(Expr(kids[0], mode));
+      const Val a = Expr(kids[1], mode);
+      const Val z = Expr(kids[2], mode);
+      if (a.boolean && z.boolean)
+        return {"(if " + c + " then " + a.text + " else " + z.text + ")", true};
+      return {"(if " + c + " then " + AsInt(a) + " else " + AsInt(z) + ")", false};
+    }
+    case CXCursor_CallExpr:
+      return CallValue(b, mode);
+    default:
+      Refuse(b,
+             "the expression '" + Text(clang_getCursorKindSpelling(clang_getCursorKind(b))) + "'");
+  }
+}
+
+Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
+  const std::vector<CXCursor> kids = Children(e);
+  const Val l = Expr(kids[0], mode);
+  const Val r = Expr(kids[1], mode);
+  if (op == "&&") return {"(if " + AsBool(l) + " then " + AsBool(r) + " else false)", true};
+  if (op == "||") return {"(if " + AsBool(l) + " then true else " + AsBool(r) + ")", true};
+  if ((op == "==" || op == "!=") && l.boolean && r.boolean) {
+    return {"(" + l.text + " " + op + " " + r.text + ")", true};
+  }
+  const std::string a = AsInt(l);
+  const std::string b = AsInt(r);
+  if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+    return {"(" + a + " " + op + " " + b + ")", true};
+  }
+  const std::string value = Arith(op, a, b);
+  if (value.empty()) Refuse(e, "the operator '" + op + "' inside an expression");
+  return {value, false};
+}
+
+std::string Lowering::Arith(const std::string& op, const std::string& a, const std::string& b) {
+  if (op == "+" || op == "-" || op == "*") return "(" + a + " " + op + " " + b + ")";
+  // C divides truncating toward zero; .drb's `/` is Euclidean (the remainder is never negative).
+  const std::string quotient =
+      "(if " + a + " >= 0 then " + a + " / " + b + " else -((-" + a + ") / " + b + "))";
+  if (op == "/") return quotient;
+  if (op == "%") return "(" + a + " - " + b + " * " + quotient + ")";
+  return "";
+}
+
+Val Lowering::CallValue(CXCursor call, Mode mode) {
+  const std::string name = Spelling(call);
+  if (!name.starts_with("__VERIFIER_nondet_")) {
+    Refuse(call, "a call of '" + name +
+                     "' inside an expression (druba reads `x = f(...);` and `f(...);` only)");
+  }
+  const bool boolean = name == "__VERIFIER_nondet_bool" || name == "__VERIFIER_nondet__Bool";
+  if (mode == Mode::kCount) return {boolean ? "false" : "0", boolean};
+  const std::string t = Temp(boolean);
+  // An unsigned value is never negative (its bound above is not modelled: docs/c.md).
+  const bool natural = name.starts_with("__VERIFIER_nondet_u");
+  if (!natural) {
+    Emit(t + " := *", call);
+  } else if (atomic_ != nullptr) {
+    Emit(t + " := *", call);
+    Emit("assume " + t + " >= 0", call);
+  } else {
+    Emit("atomic { " + t + " := *; assume " + t + " >= 0 }", call);
+  }
+  return {t, boolean};
+}
+
+}  // namespace druba::c::internal

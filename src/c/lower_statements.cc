@@ -1,0 +1,185 @@
+// The C kind's statements (lowering.h): control flow as labelled steps and gotos, calls of the
+// pthread and SV-COMP functions as the .drb statements that mean them, other calls inlined.
+#include <string>
+#include <vector>
+
+#include "c/lowering.h"
+
+namespace druba::c::internal {
+
+void Lowering::Body(std::size_t t) {
+  current_ = t;
+  const Thread& thread = threads_[t];
+  frames_.push_back({thread.function, -1, "", false, t == 0, {}});
+  if (!thread.created.empty()) Emit("await " + thread.created, thread.call);
+  const CXCursor fn = functions_.at(thread.function);
+  // A thread's argument is 0 (Create): a use of its parameter is refused as unknown.
+  for (const CXCursor kid : Children(fn)) {
+    if (KindOf(kid) == CXCursor_CompoundStmt) Stmt(kid);
+  }
+  if (atomic_ != nullptr) Refuse(fn, "an atomic section not ended in its thread");
+  if (t == 0) Emit("__exited := true", fn);  // main returns: the process ends
+  frames_.pop_back();
+  for (const int label : pending_) target_[label] = {t, ~std::size_t{0}};  // the thread's end
+  pending_.clear();
+}
+
+void Lowering::Stmt(CXCursor s) {
+  const std::vector<CXCursor> kids = Children(s);
+  if (atomic_ != nullptr && frames_.back().returned && KindOf(s) != CXCursor_NullStmt) {
+    Refuse(s, "a statement after a return inside an atomic section");
+  }
+  switch (KindOf(s)) {
+    case CXCursor_CompoundStmt:
+      for (const CXCursor kid : kids) Stmt(kid);
+      return;
+    case CXCursor_NullStmt:
+      return;
+    case CXCursor_DeclStmt:
+      for (const CXCursor decl : kids) {
+        if (KindOf(decl) != CXCursor_VarDecl) Refuse(decl, "a declaration of this kind");
+        const Var v = Declare(decl, false, frames_.back().function + "_");
+        for (const CXCursor init : Children(decl)) {
+          if (clang_isExpression(KindOf(init)) != 0) Assign(v, init, init);
+        }
+      }
+      return;
+    case CXCursor_IfStmt:
+      return If(s);
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+      return Loop(s);
+    case CXCursor_ForStmt:
+      return For(s);
+    case CXCursor_BreakStmt:
+    case CXCursor_ContinueStmt:
+      if (loops_.empty() || atomic_ != nullptr) Refuse(s, "a break or continue here");
+      Emit(Goto(KindOf(s) == CXCursor_BreakStmt ? loops_.back().first : loops_.back().second), s);
+      return;
+    case CXCursor_LabelStmt: {
+      if (atomic_ != nullptr) Refuse(s, "a label inside an atomic section");
+      auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(s), next_label_);
+      if (fresh) ++next_label_;
+      Place(it->second);
+      for (const CXCursor kid : kids) Stmt(kid);
+      return;
+    }
+    case CXCursor_GotoStmt: {
+      if (atomic_ != nullptr) Refuse(s, "a goto inside an atomic section");
+      auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(kids.at(0)), next_label_);
+      if (fresh) ++next_label_;
+      Emit(Goto(it->second), s);
+      return;
+    }
+    case CXCursor_ReturnStmt: {
+      Frame& f = frames_.back();
+      if (!kids.empty() && f.exit >= 0 && !f.result.empty()) {
+        Assign({f.result, false, f.result_boolean, false, false}, kids[0], s);
+      }
+      if (f.exit >= 0) {
+        if (atomic_ != nullptr) {  // the atomic function's last statement (Inline)
+          f.returned = true;
+          return;
+        }
+        Emit(Goto(f.exit), s);
+      } else {
+        Emit(f.main ? "atomic { __exited := true; end }" : "end", s);
+      }
+      return;
+    }
+    default:
+      if (clang_isExpression(KindOf(s)) != 0) return ExprStmt(s);
+      Refuse(s, "the statement '" + Text(clang_getCursorKindSpelling(KindOf(s))) + "'");
+  }
+}
+
+void Lowering::If(CXCursor s) {
+  const std::vector<CXCursor> kids = Children(s);
+  if (atomic_ != nullptr) {  // structured: the atomic section is one step
+    const std::string c = Condition(kids[0]);
+    std::vector<std::string>* outer = atomic_;
+    std::vector<std::string> then_block;
+    std::vector<std::string> else_block;
+    atomic_ = &then_block;
+    Stmt(kids[1]);
+    atomic_ = &else_block;
+    if (kids.size() > 2) Stmt(kids[2]);
+    atomic_ = outer;
+    const auto block = [](const std::vector<std::string>& v) {
+      std::string out = "{ ";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? "; " : "") + v[i];
+      return out + " }";
+    };
+    Emit("if " + c + " then " + block(then_block) + " else " + block(else_block), s);
+    return;
+  }
+  const int other = Label();
+  Emit("if !" + Condition(kids[0]) + " then " + Goto(other), s);
+  Stmt(kids[1]);
+  if (kids.size() > 2) {
+    const int after = Label();
+    Emit(Goto(after), s);
+    Place(other);
+    Stmt(kids[2]);
+    Place(after);
+  } else {
+    Place(other);
+  }
+}
+
+void Lowering::Loop(CXCursor s) {
+  if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
+  const bool is_do = KindOf(s) == CXCursor_DoStmt;
+  const std::vector<CXCursor> kids = Children(s);
+  const CXCursor cond = is_do ? kids[1] : kids[0];
+  const CXCursor body = is_do ? kids[0] : kids[1];
+  const std::optional<long long> constant = IntegerValue(cond);
+  const int top = Label();
+  const int test = is_do ? Label() : top;
+  const int exit = Label();
+  Place(top);
+  if (!is_do && constant && *constant == 0) {
+    Place(exit);
+    return;
+  }
+  if (!is_do && !constant) Emit("if !" + Condition(cond) + " then " + Goto(exit), s);
+  loops_.emplace_back(exit, test);
+  ++loop_depth_;
+  Stmt(body);
+  --loop_depth_;
+  loops_.pop_back();
+  if (is_do) {
+    Place(test);
+    if (!constant) {
+      Emit("if " + Condition(cond) + " then " + Goto(top), s);
+    } else if (*constant != 0) {
+      Emit(Goto(top), s);
+    }
+  } else {
+    Emit(Goto(top), s);
+  }
+  Place(exit);
+}
+
+void Lowering::For(CXCursor s) {
+  if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
+  const ForParts parts = ForHeader(s);
+  const CXCursor body = parts.body;
+  if (parts.init) Stmt(*parts.init);
+  const int top = Label();
+  const int next = Label();
+  const int exit = Label();
+  Place(top);
+  if (parts.cond) Emit("if !" + Condition(*parts.cond) + " then " + Goto(exit), s);
+  loops_.emplace_back(exit, next);
+  ++loop_depth_;
+  Stmt(body);
+  --loop_depth_;
+  loops_.pop_back();
+  Place(next);
+  if (parts.inc) Stmt(*parts.inc);
+  Emit(Goto(top), s);
+  Place(exit);
+}
+
+}  // namespace druba::c::internal

@@ -1,0 +1,255 @@
+// C to .drb (translate.h, docs/c.md), the lowering's state: one pass over clang's syntax tree.
+// Declarations become shared and per-thread variables; main and every thread pthread_create
+// starts become thread templates, each of one copy, whose statements are the C statements cut so
+// that each step touches at most one shared variable; called functions are inlined. Expressions
+// are lower_expressions.cc's, statements lower_statements.cc's.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "c/clang_ast.h"
+
+namespace druba::c::internal {
+
+struct Var {
+  std::string name;
+  bool shared = false;
+  bool boolean = false;
+  bool mutex = false;
+  bool handle = false;  // a pthread_t
+};
+
+struct Val {
+  std::string text;
+  bool boolean = false;
+};
+
+struct Step {
+  std::string body;  // "@L<id>" stands for the statement label id names
+  unsigned line = 0;
+};
+
+struct Thread {
+  std::string name;
+  std::string function;
+  std::string created;  // the shared flag its pthread_create sets ("": main)
+  CXCursor call{};
+  std::vector<Step> steps;
+};
+
+struct Frame {
+  std::string function;
+  int exit = -1;       // the label after an inlined body (-1: a thread's own function)
+  std::string result;  // where a `return e` of an inlined function puts e
+  bool result_boolean = false;
+  bool main = false;
+  std::map<std::string, int> labels;
+  bool returned = false;  // inside an atomic section: a return was read
+};
+
+enum class Mode { kCount, kEmit, kHoist };
+
+inline const std::set<std::string>& Reserved() {
+  static const std::set<std::string> words{
+      "shared", "local",         "int",    "nat",    "bool",   "thread", "abstraction",
+      "track",  "predicate",     "pc",     "self",   "true",   "false",  "forall",
+      "exists", "count",         "assume", "assert", "if",     "then",   "else",
+      "goto",   "while",         "do",     "atomic", "choose", "or",     "skip",
+      "end",    "fetch_and_add", "await",  "lock",   "unlock", "check",  "deadlock",
+      "unsafe", "initially",     "threads"};
+  return words;
+}
+
+class Lowering {
+ public:
+  explicit Lowering(const std::string& file) : unit_(file), file_(file) {}
+
+  std::string Run() {
+    CXCursor main{};
+    bool has_main = false;
+    for (const CXCursor c : Children(unit_.Root())) {
+      if (!InMainFile(c)) continue;
+      const CXCursorKind k = clang_getCursorKind(c);
+      if (k == CXCursor_VarDecl) Global(c);
+      if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c) != 0) {
+        functions_[Spelling(c)] = c;
+        if (Spelling(c) == "main") {
+          main = c;
+          has_main = true;
+        }
+      }
+    }
+    if (!has_main) throw InputError({file_, 0, 0}, "the C program has no main");
+    threads_.push_back({"main", "main", "", main, {}});
+    for (std::size_t t = 0; t < threads_.size(); ++t) Body(t);
+    return Print();
+  }
+
+ private:
+  // ---- names and variables ----
+  std::string Fresh(std::string base) {
+    std::replace(base.begin(), base.end(), '.', '_');
+    if (Reserved().contains(base) || base.starts_with("__")) base += "_";
+    std::string name = base;
+    for (int k = 2; used_.contains(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+  static std::string Usr(CXCursor decl) { return Text(clang_getCursorUSR(decl)); }
+
+  Var Declare(CXCursor decl, bool shared, const std::string& prefix) {
+    if (const auto it = vars_.find(Usr(decl)); it != vars_.end()) return it->second;
+    const CXType type = clang_getCursorType(decl);
+    const std::string spelled = Text(clang_getTypeSpelling(type));
+    Var v;
+    v.shared = shared;
+    if (spelled.find("pthread_mutex_t") != std::string::npos) {
+      if (!shared) Refuse(decl, "a mutex that is not a global variable");
+      v.mutex = v.boolean = true;
+    } else if (spelled.find("pthread_t") != std::string::npos) {
+      v.handle = true;
+    } else {
+      switch (clang_getCanonicalType(type).kind) {
+        case CXType_Bool:
+          v.boolean = true;
+          break;
+        case CXType_Char_S:
+        case CXType_Char_U:
+        case CXType_SChar:
+        case CXType_UChar:
+        case CXType_Short:
+        case CXType_UShort:
+        case CXType_Int:
+        case CXType_UInt:
+        case CXType_Long:
+        case CXType_ULong:
+        case CXType_LongLong:
+        case CXType_ULongLong:
+          break;
+        default:
+          Refuse(decl, "a variable of type '" + spelled + "'");
+      }
+    }
+    v.name = Fresh(prefix + Spelling(decl));
+    vars_[Usr(decl)] = v;
+    if (!v.handle && !shared) locals_.push_back(v);
+    return v;
+  }
+
+  void Global(CXCursor decl) {
+    const Var v = Declare(decl, true, "");
+    if (v.handle) return;
+    std::string init = v.boolean ? "false" : "0";
+    for (const CXCursor kid : Children(decl)) {
+      if (clang_isExpression(clang_getCursorKind(kid)) == 0 || v.mutex) continue;
+      const std::optional<long long> value = IntegerValue(kid);
+      if (!value) Refuse(kid, "an initial value that is not a constant");
+      init = v.boolean ? (*value != 0 ? "true" : "false") : std::to_string(*value);
+    }
+    globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + v.name + " = " +
+                       init + ";");
+  }
+
+  const Var& VarOf(CXCursor ref) {
+    const auto it = vars_.find(Usr(clang_getCursorReferenced(ref)));
+    if (it == vars_.end()) Refuse(ref, "a reference to '" + Spelling(ref) + "'");
+    return it->second;
+  }
+
+  std::string Temp(bool boolean) {
+    const std::string name = Fresh("tmp");
+    locals_.push_back({name, false, boolean, false, false});
+    return name;
+  }
+
+  // ---- steps and labels ----
+  int Label() { return next_label_++; }
+  void Place(int label) { pending_.push_back(label); }
+  static std::string Goto(int label) { return "goto @L" + std::to_string(label); }
+
+  void Emit(const std::string& body, CXCursor at) {
+    if (atomic_ != nullptr) {
+      atomic_->push_back(body);
+      return;
+    }
+    std::vector<Step>& steps = threads_[current_].steps;
+    for (const int label : pending_) target_[label] = {current_, steps.size()};
+    pending_.clear();
+    steps.push_back({body, Where(at).line});
+  }
+
+  // ---- expressions ----
+  Val Read(const Var& v, Mode mode, CXCursor at) {
+    if (v.mutex || v.handle) Refuse(at, "a mutex or thread handle used as a value");
+    if (v.shared && mode == Mode::kCount) ++reads_;
+    if (v.shared && mode == Mode::kHoist && atomic_ == nullptr) {
+      const std::string t = Temp(v.boolean);
+      Emit(t + " := " + v.name, at);
+      return {t, v.boolean};
+    }
+    return {v.name, v.boolean};
+  }
+  static std::string AsInt(const Val& v) {
+    return v.boolean ? "(if " + v.text + " then 1 else 0)" : v.text;
+  }
+  static std::string AsBool(const Val& v) { return v.boolean ? v.text : "(" + v.text + " != 0)"; }
+
+  Val Expr(CXCursor e, Mode mode);
+  Val Binary(CXCursor e, const std::string& op, Mode mode);
+  Val CallValue(CXCursor call, Mode mode);
+  // a op b for an arithmetic operator of C on integers (+ - * / %).
+  static std::string Arith(const std::string& op, const std::string& a, const std::string& b);
+
+  // The expression with at most one shared access in its step, counting `extra` more (a write).
+  Val Lowered(CXCursor e, int extra) {
+    if (atomic_ != nullptr) return Expr(e, Mode::kEmit);
+    reads_ = 0;
+    Expr(e, Mode::kCount);
+    return Expr(e, reads_ + extra > 1 ? Mode::kHoist : Mode::kEmit);
+  }
+  std::string Condition(CXCursor e) { return AsBool(Lowered(e, 0)); }
+
+  // ---- statements ----
+  void Body(std::size_t t);
+  void Stmt(CXCursor s);
+  void If(CXCursor s);
+  void Loop(CXCursor s);
+  void For(CXCursor s);
+  void Assign(const Var& target, CXCursor rhs, CXCursor at);
+  void Update(CXCursor lhs, const std::string& op, std::optional<CXCursor> rhs, CXCursor at);
+  void ExprStmt(CXCursor s);
+  void Call(CXCursor call, const Var* result);
+  bool Builtin(const std::string& name, CXCursor call, const std::vector<CXCursor>& args);
+  void Create(CXCursor call, const std::vector<CXCursor>& args);
+  void Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args, const Var* result);
+  void Section(CXCursor at, bool begin);  // __VERIFIER_atomic_begin / _end
+  std::string Print();
+
+  TranslationUnit unit_;
+  std::string file_;
+  std::map<std::string, CXCursor> functions_;
+  std::map<std::string, Var> vars_;  // by clang's USR
+  std::set<std::string> used_{"__exited"};
+  std::vector<std::string> globals_;
+  std::vector<Var> locals_;
+  std::vector<Thread> threads_;
+  std::map<std::string, std::size_t> handles_;  // a pthread_t's USR: its thread's index
+  std::size_t current_ = 0;
+  std::vector<Frame> frames_;
+  std::vector<std::pair<int, int>> loops_;  // break, continue
+  std::vector<int> pending_;
+  std::map<int, std::pair<std::size_t, std::size_t>> target_;  // label: thread, step
+  std::vector<std::string>* atomic_ = nullptr;  // inside an atomic section: its instructions
+  std::vector<std::string> section_;
+  int next_label_ = 0;
+  int reads_ = 0;
+  int loop_depth_ = 0;
+};
+
+}  // namespace druba::c::internal
