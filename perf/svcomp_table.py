@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Runs druba on SV-COMP tasks the SV-COMP way and prints the table and the score.
+
+Each task is a `.yml` (docs: ../shared/benchmarks/sv-comp/README.md): its `unreach-call`
+property's `expected_verdict`, and the program, the `.c` the README's tables name for the task
+(the `.yml` names a preprocessed `.i` that is not there), else the `.c` of the `.yml`'s stem.
+`druba verify` runs on it with a time and memory limit per task. Score by SV-COMP's rules: +2 a
+correct true, +1 a correct false, -32 a wrong true, -16 a wrong false, 0 unknown or refused.
+Every refusal (a program outside the C druba reads) is listed with its reason.
+
+Usage: perf/svcomp_table.py [--druba build/druba] [--time-limit 60] [--memory-limit 4000]
+                            [FOLDER ...]   (default: every folder of the benchmarks)"""
+
+import argparse
+import glob
+import os
+import re
+import subprocess
+import time
+
+
+def program_files(readme):
+    """The task's program file, by the README's tables."""
+    out = {}
+    for line in open(readme, encoding="utf-8"):
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 5:
+            found = re.search(r"`([^`]+\.c)`", line)
+            if found:
+                out.setdefault(cells[1], found.group(1))
+    return out
+
+
+def expected(yml):
+    text = open(yml, encoding="utf-8").read()
+    found = re.search(r"unreach-call\.prp\s*\n\s*expected_verdict:\s*(true|false)", text)
+    return found.group(1) if found else None
+
+
+def run(druba, program, args):
+    start = time.time()
+    done = subprocess.run(
+        [druba, "verify", program, "--time-limit", str(args.time_limit),
+         "--memory-limit", str(args.memory_limit)],
+        capture_output=True, text=True, timeout=args.time_limit + 60, check=False)
+    seconds = time.time() - start
+    verdict = re.search(r"^verdict: ([a-z]+)", done.stdout, re.M)
+    if done.returncode == 2:
+        reason = (done.stderr.strip().splitlines() or ["?"])[-1]
+        return "refused", reason, seconds
+    return (verdict.group(1) if verdict else f"exit {done.returncode}"), "", seconds
+
+
+def score(want, got):
+    if got == "safe":
+        return 2 if want == "true" else -32
+    if got == "violation":
+        return 1 if want == "false" else -16
+    return 0
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    bench = os.path.join(root, "..", "shared", "benchmarks", "sv-comp")
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--druba", default=os.path.join(root, "build", "druba"))
+    parser.add_argument("--time-limit", type=int, default=60)
+    parser.add_argument("--memory-limit", type=int, default=4000)
+    parser.add_argument("folders", nargs="*")
+    args = parser.parse_args()
+    folders = args.folders or [os.path.join(bench, f)
+                               for f in ("pthread-atomic", "pthread-ext", "pthread")]
+    names = program_files(os.path.join(bench, "README.md"))
+    total = 0
+    refusals = []
+    print("| task | expected | druba | score | time (s) |")
+    print("|---|---|---|---|---|")
+    for folder in folders:
+        for yml in sorted(glob.glob(os.path.join(folder, "*.yml"))):
+            task = os.path.basename(yml)[:-4]
+            want = expected(yml)
+            if want is None:
+                continue
+            program = os.path.join(folder, names.get(task, task + ".c"))
+            if not os.path.exists(program):
+                print(f"| {task} | {want} | no program file | 0 | |")
+                continue
+            got, reason, seconds = run(args.druba, program, args)
+            points = score(want, got)
+            total += points
+            if got == "refused":
+                refusals.append((task, reason))
+            print(f"| {task} | {want} | {got} | {points} | {seconds:.2f} |")
+    print(f"\nscore: {total}")
+    print(f"refused: {len(refusals)}")
+    for task, reason in refusals:
+        print(f"- {task}: {reason}")
+
+
+if __name__ == "__main__":
+    main()
