@@ -9,7 +9,9 @@ correct true, +1 a correct false, -32 a wrong true, -16 a wrong false, 0 unknown
 Every refusal (a program outside the C druba reads) is listed with its reason.
 
 Usage: perf/svcomp_table.py [--druba build/druba] [--time-limit 60] [--memory-limit 4000]
-                            [FOLDER ...]   (default: every folder of the benchmarks)"""
+                            [--only TASK,...] [--fail-on-wrong] [FOLDER ...]
+(default: every folder of the benchmarks). CTest runs a quick share (svcomp.quick) and, under the
+long label, every task (long.svcomp.all), failing on a wrong verdict."""
 
 import argparse
 import glob
@@ -66,12 +68,16 @@ def main():
     parser.add_argument("--druba", default=os.path.join(root, "build", "druba"))
     parser.add_argument("--time-limit", type=int, default=60)
     parser.add_argument("--memory-limit", type=int, default=4000)
+    parser.add_argument("--only", default="", help="comma-separated task names: these only")
+    parser.add_argument("--fail-on-wrong", action="store_true",
+                        help="exit 1 when a verdict is wrong, or a task chosen by --only is not answered")
     parser.add_argument("folders", nargs="*")
     args = parser.parse_args()
     folders = args.folders or [os.path.join(bench, f)
                                for f in ("pthread-atomic", "pthread-ext", "pthread")]
     names = program_files(os.path.join(bench, "README.md"))
     total = 0
+    failed = False
     refusals = []
     print("| task | expected | druba | score | time (s) |")
     print("|---|---|---|---|---|")
@@ -79,7 +85,7 @@ def main():
         for yml in sorted(glob.glob(os.path.join(folder, "*.yml"))):
             task = os.path.basename(yml)[:-4]
             want = expected(yml)
-            if want is None:
+            if want is None or (args.only and task not in args.only.split(",")):
                 continue
             program = os.path.join(folder, names.get(task, task + ".c"))
             if not os.path.exists(program):
@@ -88,6 +94,7 @@ def main():
             got, reason, seconds = run(args.druba, program, args)
             points = score(want, got)
             total += points
+            failed = failed or points < 0 or (bool(args.only) and points == 0)
             if got == "refused":
                 refusals.append((task, reason))
             print(f"| {task} | {want} | {got} | {points} | {seconds:.2f} |")
@@ -95,7 +102,8 @@ def main():
     print(f"refused: {len(refusals)}")
     for task, reason in refusals:
         print(f"- {task}: {reason}")
+    return 1 if failed and args.fail_on_wrong else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
