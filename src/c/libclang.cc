@@ -1,4 +1,3 @@
-#define DRUBA_LIBCLANG_LOADER
 #include "c/libclang.h"
 
 #include <dlfcn.h>
@@ -6,6 +5,12 @@
 #include <string>
 
 #include "common/diagnostics.h"
+
+// The library druba was built against (CMake gives its path; a merged unit of scripts/tidy's
+// may not).
+#ifndef DRUBA_LIBCLANG_PATH
+#define DRUBA_LIBCLANG_PATH "libclang.so"
+#endif
 
 namespace druba::c {
 
@@ -20,8 +25,8 @@ const LibClang& Clang() {
     LibClang out;
     bool missing = false;
     // NOLINTNEXTLINE(cppcoreguidelines-macro-usage)
-#define DRUBA_LIBCLANG_LOAD(name)                                           \
-  out.name##_ = reinterpret_cast<decltype(&::name)>(dlsym(library, #name)); \
+#define DRUBA_LIBCLANG_LOAD(name)                                               \
+  out.name##_ = reinterpret_cast<decltype(out.name##_)>(dlsym(library, #name)); \
   missing = missing || out.name##_ == nullptr;
     DRUBA_LIBCLANG_FUNCTIONS(DRUBA_LIBCLANG_LOAD)
 #undef DRUBA_LIBCLANG_LOAD

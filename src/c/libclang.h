@@ -66,7 +66,7 @@ const LibClang& Clang();
 
 }  // namespace druba::c
 
-#ifndef DRUBA_LIBCLANG_LOADER
+// Calls through the pointers (libclang.cc names each by # and ##, which these do not reach).
 #define clang_Cursor_Evaluate ::druba::c::Clang().clang_Cursor_Evaluate_
 #define clang_Cursor_getArgument ::druba::c::Clang().clang_Cursor_getArgument_
 #define clang_Cursor_getNumArguments ::druba::c::Clang().clang_Cursor_getNumArguments_
@@ -112,5 +112,4 @@ const LibClang& Clang();
 #define clang_parseTranslationUnit2 ::druba::c::Clang().clang_parseTranslationUnit2_
 #define clang_tokenize ::druba::c::Clang().clang_tokenize_
 #define clang_visitChildren ::druba::c::Clang().clang_visitChildren_
-#endif
 // NOLINTEND(cppcoreguidelines-macro-usage)
