@@ -2,6 +2,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -133,10 +135,14 @@ run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks
   hooks.solver_log = solver_log ? &solver_log : nullptr;
   hooks.refine_log = refine_log ? &refine_log : nullptr;
   hooks.progress = sinks.progress;
-  return {run::Outcome::Kind::kReport,
-          predabs::VerifyReport(drb_request, program, limits, hooks),
-          "",
-          {}};
+  std::vector<std::string> warnings;
+  if (request.model.ends_with(".c")) {  // docs/c.md: said on every run, never silently
+    warnings.emplace_back(
+        "C integers are read as unbounded integers (docs/c.md): a run that needs a type's "
+        "wraparound or overflow is not one druba explores yet");
+  }
+  return {run::Outcome::Kind::kReport, predabs::VerifyReport(drb_request, program, limits, hooks),
+          "", std::move(warnings)};
 }
 
 }  // namespace druba::front
