@@ -70,7 +70,7 @@ void AddLimitOptions(CLI::App* app, RunOptions& o) {
                      run::kDefaultTimeLimitS))
       ->check(front::Limit());
   app->add_option("--memory-limit", o.memory_limit_mb,
-                  "stop with 'unknown' above MB resident (0, the default: no limit)")
+                  "stop with 'unknown' above MB resident (0, the default: 0.9 of the machine's)")
       ->check(front::Limit());
 }
 

@@ -73,6 +73,7 @@ class AbstractTracker {
   }
 
   const StateStore& set() const { return set_; }
+  Growth NextGrowth() const { return set_.NextGrowth(); }
   std::optional<std::uint32_t> violation_record() const { return violation_record_; }
   // Called with each abstract state the first time it is reached (the sandwich proof's Sym(U));
   // returning false stops the search (Explorer::stopped) without a violation.

@@ -133,7 +133,7 @@ class KleeneUpperBound final : public UpperBoundSearch {
       } else if (limits != nullptr) {
         // The set's next doubling counts before it happens: a memory limit stops the search
         // ahead of the allocation, not after it.
-        if (auto reason = limits->Poll([&] { return set_->NextGrowthBytes(); })) Stop(*reason);
+        if (auto reason = limits->Poll([&] { return set_->NextGrowth(); })) Stop(*reason);
       }
     }
     stats_.time_s += clock.Seconds();

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <fstream>
@@ -49,9 +50,49 @@ namespace {
 std::string Short(double value) {
   return fmt::format("{:g}", value);
 }
+
+// /proc/meminfo's MemAvailable in MB, 0 when absent.
+double AvailableMb() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  while (meminfo >> key) {
+    if (key == "MemAvailable:") {
+      double kib = 0;
+      if (meminfo >> kib) return kib / 1024.0;
+      break;
+    }
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// The control group's memory limit less its usage, in MB (cgroup v2, then v1); 0 when none.
+double GroupLeftMb() {
+  const auto read = [](const char* path) -> double {
+    std::ifstream in(path);
+    double bytes = 0;
+    return in >> bytes ? bytes : 0;  // "max" (no limit) reads as nothing
+  };
+  for (const auto& [max, used] :
+       {std::pair{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+        std::pair{"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                  "/sys/fs/cgroup/memory/memory.usage_in_bytes"}}) {
+    const double limit = read(max);
+    // v1 writes a huge number for none
+    if (limit > 0 && limit < 1e18) return std::max(0.0, limit - read(used)) / (1024.0 * 1024.0);
+  }
+  return 0;
+}
 }  // namespace
 
-std::optional<std::string> LimitWatch::Check(double upcoming_bytes) {
+double MachineMemoryMb() {
+  double left = AvailableMb();
+  const double group = GroupLeftMb();
+  if (group > 0 && (left == 0 || group < left)) left = group;
+  return left > 0 ? left + CurrentRssMb() : 0;
+}
+
+std::optional<std::string> LimitWatch::Check(Growth upcoming) {
   if (reason_) return reason_;
   if (report_ && clock_.Seconds() - last_report_s_ >= interval_s_) {
     last_report_s_ = clock_.Seconds();
@@ -61,14 +102,26 @@ std::optional<std::string> LimitWatch::Check(double upcoming_bytes) {
     reason_ = "interrupted";
   } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {
     reason_ = "time limit of " + Short(limits_.time_limit_s) + " s reached";
-  } else if (limits_.memory_limit_mb > 0) {
+  } else if (limits_.time_limit_s > 0 &&
+             clock_.Seconds() + upcoming.seconds > limits_.time_limit_s) {
+    reason_ = fmt::format(
+        "time limit of {} s reached (the next growth of the search tables, about {:.1f} s, "
+        "would end after it)",
+        Short(limits_.time_limit_s), upcoming.seconds);
+  } else if (limits_.memory_limit_mb > 0 || machine_mb_ > 0) {
+    const bool own =
+        limits_.memory_limit_mb > 0 && (machine_mb_ == 0 || limits_.memory_limit_mb <= machine_mb_);
+    const double cap_mb = own ? limits_.memory_limit_mb : machine_mb_;
+    const std::string what = own ? "memory limit of " + Short(cap_mb) + " MB reached"
+                                 : "the machine's memory nearly used (" +
+                                       std::to_string(static_cast<long>(cap_mb)) +
+                                       " MB, nine tenths of what it had for this run)";
     const double now_mb = CurrentRssMb();
-    const double upcoming_mb = upcoming_bytes / (1024.0 * 1024.0);
-    if (now_mb > limits_.memory_limit_mb) {
-      reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached";
-    } else if (now_mb + upcoming_mb > limits_.memory_limit_mb) {
-      reason_ = "memory limit of " + Short(limits_.memory_limit_mb) + " MB reached (" +
-                std::to_string(static_cast<long>(now_mb)) +
+    const double upcoming_mb = upcoming.bytes / (1024.0 * 1024.0);
+    if (now_mb > cap_mb) {
+      reason_ = what;
+    } else if (now_mb + upcoming_mb > cap_mb) {
+      reason_ = what + " (" + std::to_string(static_cast<long>(now_mb)) +
                 " MB in use, and the next growth of the search tables needs " +
                 std::to_string(static_cast<long>(upcoming_mb) + 1) + " MB more)";
     }

@@ -14,6 +14,9 @@ namespace druba {
 
 double PeakRssMb();     // high-water mark of the resident set, from getrusage
 double CurrentRssMb();  // resident set now, from /proc/self/statm
+// The memory this process may still take, in MB: the machine's available memory (MemAvailable)
+// or its control group's limit, the smaller, plus what it holds now. 0 when neither is known.
+double MachineMemoryMb();
 
 class Stopwatch {
  public:
@@ -24,6 +27,19 @@ class Stopwatch {
 
  private:
   std::chrono::steady_clock::time_point start_;
+};
+
+// What the next growth of a search's tables would cost at once, when one is near: the bytes it
+// allocates, and the seconds it takes as predicted from the last growth measured (0: none). A
+// growth cannot stop half-way, so a limit it would pass stops the search before it.
+struct Growth {
+  double bytes = 0;
+  double seconds = 0;
+  Growth& operator+=(const Growth& other) {
+    bytes += other.bytes;
+    seconds += other.seconds;
+    return *this;
+  }
 };
 
 struct ResourceLimits {
@@ -75,8 +91,11 @@ class CancelGuard {
 // reporting it.
 class LimitWatch {
  public:
+  // Beside `limits`, a run stops at nine tenths of the memory the machine had for it when it
+  // started (MachineMemoryMb), which a larger --memory-limit or none cannot lift: past it the run
+  // would be killed, or end without its report.
   explicit LimitWatch(ResourceLimits limits, const std::atomic<bool>* interrupted = nullptr)
-      : limits_(limits), interrupted_(interrupted) {
+      : limits_(limits), interrupted_(interrupted), machine_mb_(0.9 * MachineMemoryMb()) {
     if (interrupted != nullptr || limits.time_limit_s > 0) {
       canceller_ = std::make_shared<Canceller>(interrupted, limits.time_limit_s, clock_);
     }
@@ -93,16 +112,17 @@ class LimitWatch {
     if (++calls_ % kStride != 0) return std::nullopt;
     return Check();
   }
-  // The same, where `upcoming_bytes()` (called only when the limits are checked) says how much a
-  // search is about to allocate at once (a table that doubles): a memory limit then stops it
-  // before the allocation rather than after, when the machine may already have killed it.
+  // The same, where `upcoming()` (called only when the limits are checked) says what a search is
+  // about to allocate at once (a table that doubles), as a Growth: a memory limit then stops it
+  // before the allocation rather than after, when the machine may already have killed it, and a
+  // time limit before a growth that would end after it.
   template <class Upcoming>
-  std::optional<std::string> Poll(Upcoming&& upcoming_bytes) {
+  std::optional<std::string> Poll(Upcoming&& upcoming) {
     if (reason_) return reason_;
     if (++calls_ % kStride != 0) return std::nullopt;
-    return Check(static_cast<double>(upcoming_bytes()));
+    return Check(upcoming());
   }
-  std::optional<std::string> Check(double upcoming_bytes = 0);
+  std::optional<std::string> Check(Growth upcoming = {});
   // Ends the run from inside (a model that cannot go on): every later Poll and Check says why.
   void Stop(std::string reason) {
     if (!reason_) reason_ = std::move(reason);
@@ -122,6 +142,7 @@ class LimitWatch {
   static constexpr std::uint32_t kStride = 4096;
   ResourceLimits limits_;
   const std::atomic<bool>* interrupted_;
+  double machine_mb_;  // 0: not known
   Stopwatch clock_;
   std::uint32_t calls_ = 0;
   std::optional<std::string> reason_;

@@ -127,7 +127,7 @@ class DistributedOrbitSearch {
                                  [&](std::uint32_t, StateView succ) { queued += Route(succ); });
       }
       if (limits_ != nullptr) {
-        if (auto reason = limits_->Poll([this] { return states_.NextGrowthBytes(); })) {
+        if (auto reason = limits_->Poll([this] { return states_.NextGrowth(); })) {
           Stop(*reason);
         }
       }

@@ -250,7 +250,7 @@ class DistributedSearch {
   // One move of a record; returns the bytes it queued for other processes.
   std::size_t Move(std::uint32_t move) {
     if (limits_ != nullptr) {
-      if (auto reason = limits_->Poll([this] { return states_.NextGrowthBytes(); })) {
+      if (auto reason = limits_->Poll([this] { return states_.NextGrowth(); })) {
         Stop(*reason);
         return 0;
       }

@@ -358,7 +358,7 @@ class DistributedUpperBound {
   // A memory limit stops the search before the set's next doubling, not after it.
   void Poll() {
     if (limits_ == nullptr || stopped_) return;
-    if (auto reason = limits_->Poll([this] { return part_->NextGrowthBytes(); })) Stop(*reason);
+    if (auto reason = limits_->Poll([this] { return part_->NextGrowth(); })) Stop(*reason);
   }
   void Stop(std::string reason) {
     if (stopped_) return;

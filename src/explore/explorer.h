@@ -154,12 +154,13 @@ class Explorer {
 
   // What the next growth of the big tables and arrays would allocate at once, counting only those
   // close to growing (between two limit checks a few thousand nodes are added).
-  std::size_t NextGrowthBytes() const {
-    std::size_t bytes =
-        states_.NextGrowthBytes() + index_.NextGrowthBytes() + frontier_.NextGrowthBytes();
+  Growth NextGrowth() const {
+    Growth growth = states_.NextGrowth();
+    growth += index_.NextGrowth();
+    growth += frontier_.NextGrowth();
     if (next_.size() * 10 >= next_.capacity() * 9)
-      bytes += next_.capacity() * 2 * sizeof(std::uint32_t);
-    return bytes;
+      growth.bytes += static_cast<double>(next_.capacity() * 2 * sizeof(std::uint32_t));
+    return growth;
   }
 
   // The records from an initial node to `id`, in path order: by the parent links when they are
@@ -393,7 +394,7 @@ class Explorer {
   // Polls the time and memory limits (and Ctrl-C); true once the search is stopped.
   bool LimitReached() {
     if (limits_ != nullptr) {
-      if (auto reason = limits_->Poll([this] { return NextGrowthBytes(); })) Stop(*reason);
+      if (auto reason = limits_->Poll([this] { return NextGrowth(); })) Stop(*reason);
     }
     return stopped_;
   }

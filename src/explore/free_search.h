@@ -71,7 +71,7 @@ class FreeSearch {
     const std::uint64_t until = capped ? max_calls_ : image_calls_ + calls;
     for (; next_ < states_.size() && !stopped_; ++next_) {
       if (limits_ != nullptr) {  // a memory limit stops it before its table doubles, not after
-        if (auto reason = limits_->Poll([this] { return states_.NextGrowthBytes(); })) {
+        if (auto reason = limits_->Poll([this] { return NextGrowth(); })) {
           stopped_ = true;
           stop_reason_ = *reason;
           break;
@@ -205,7 +205,7 @@ class FreeSearch {
       // An orbit holds up to n! states (40 threads, half at one location: 10^11): the limits are
       // polled between them, not only between forms.
       if (limits_ != nullptr) {
-        if (auto reason = limits_->Poll()) {
+        if (auto reason = limits_->Poll([this] { return NextGrowth(); })) {
           stopped_ = true;
           stop_reason_ = *reason;
           return false;
@@ -262,6 +262,14 @@ class FreeSearch {
       }
     }
     if (!found) throw std::logic_error("FreeSearch: a run of canonical forms has no concrete run");
+  }
+
+  // What the next growth of its tables and its listener's (an abstract set, which an orbit's
+  // states can make far larger than the store) allocates at once.
+  Growth NextGrowth() const {
+    Growth growth = states_.NextGrowth();
+    if constexpr (requires { listener_.NextGrowth(); }) growth += listener_.NextGrowth();
+    return growth;
   }
 
   Model& model_;

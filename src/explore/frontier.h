@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "common/resources.h"
 #include "explore/chunked_vector.h"
 #include "explore/node.h"
 
@@ -105,9 +106,9 @@ class Frontier {
            sizeof(std::uint32_t);
   }
   // What the round frontier would allocate at once if it grew now (when it is close to it).
-  std::size_t NextGrowthBytes() const {
-    if (round_parked_.size() * 10 < round_parked_.capacity() * 9) return 0;
-    return round_parked_.capacity() * 2 * sizeof(std::uint32_t);
+  Growth NextGrowth() const {
+    if (round_parked_.size() * 10 < round_parked_.capacity() * 9) return {};
+    return {static_cast<double>(round_parked_.capacity() * 2 * sizeof(std::uint32_t)), 0};
   }
 
   // Writes item(0), ..., item(count-1) to `out` (sized count) sorted stably by key(item), a small

@@ -27,6 +27,8 @@
 #include <absl/container/inlined_vector.h>
 #include <absl/hash/hash.h>
 
+#include "common/resources.h"
+
 #include "explore/chunked_vector.h"
 #include "explore/node.h"
 
@@ -102,14 +104,15 @@ class ParetoIndex {
     return bytes;
   }
   // What the sets of second pairs would allocate at once if they grew now (those close to it).
-  std::size_t NextGrowthBytes() const {
-    std::size_t bytes = 0;
+  Growth NextGrowth() const {
+    Growth growth;
     for (const Shard& shard : shards_) {
       if (shard.seconds.size() * 10 >= shard.seconds.capacity() * 8) {
-        bytes += shard.seconds.capacity() * 2 * (sizeof(std::uint32_t) + 1);
+        growth.bytes +=
+            static_cast<double>(shard.seconds.capacity() * 2 * (sizeof(std::uint32_t) + 1));
       }
     }
-    return bytes;
+    return growth;
   }
 
   // For tests: an empty string when the index is exact (each key's slot holds its pair with the

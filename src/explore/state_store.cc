@@ -23,6 +23,13 @@ bool StateStore::Eq::Same(StateView a, StateView b) {
 }
 
 StateStore::Found StateStore::FindOrInsert(StateView words) {
+  if (!NearGrowth()) return Insert(words);
+  return growth_.Time(
+      count_, [this] { return index_.capacity(); }, [this] { return arena_.capacity(); },
+      [&] { return Insert(words); });
+}
+
+StateStore::Found StateStore::Insert(StateView words) {
   bool inserted = false;
   const auto it = index_.lazy_emplace(words, [&](const auto& construct) {
     const auto id = static_cast<std::uint32_t>(count_);
@@ -45,14 +52,14 @@ std::size_t StateStore::MemoryBytes() const {
   return arena_.capacity() * sizeof(Word) + index_.capacity() * (sizeof(std::uint32_t) + 1);
 }
 
-std::size_t StateStore::NextGrowthBytes() const {
-  std::size_t bytes = 0;
+Growth StateStore::NextGrowth() const {
   // A flat_hash_set grows at 7/8 load, to twice the capacity; a vector at its capacity.
-  if (index_.size() * 10 >= index_.capacity() * 8) {
-    bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
-  }
-  if (arena_.size() * 10 >= arena_.capacity() * 9) bytes += arena_.capacity() * 2 * sizeof(Word);
-  return bytes;
+  const bool index = index_.size() * 10 >= index_.capacity() * 8;
+  const bool arena = arena_.size() * 10 >= arena_.capacity() * 9;
+  std::size_t bytes = 0;
+  if (index) bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
+  if (arena) bytes += arena_.capacity() * 2 * sizeof(Word);
+  return {static_cast<double>(bytes), growth_.Predict(index, arena, count_)};
 }
 
 void StateStore::Reserve(std::size_t states) {
@@ -125,6 +132,13 @@ StateStore::Found PackedStateStore::FindOrInsert(StateView words) {
   for (const Word w : words) largest = std::max(largest, w);
   const std::size_t need = largest < (1U << 8) ? 1 : largest < (1U << 16) ? 2 : 4;
   if (need > bytes_) Widen(need);  // a larger word than any stored: the state is new
+  if (!NearGrowth()) return Insert(words);
+  return growth_.Time(
+      count_, [this] { return index_.capacity(); }, [this] { return arena_.capacity(); },
+      [&] { return Insert(words); });
+}
+
+StateStore::Found PackedStateStore::Insert(StateView words) {
   bool inserted = false;
   const auto it = index_.lazy_emplace(words, [&](const auto& construct) {
     const auto id = static_cast<std::uint32_t>(count_);
@@ -146,14 +160,14 @@ std::optional<std::uint32_t> PackedStateStore::Find(StateView words) const {
   return *it;
 }
 
-std::size_t PackedStateStore::NextGrowthBytes() const {
-  std::size_t bytes = 0;
+Growth PackedStateStore::NextGrowth() const {
   // A flat_hash_set grows at 7/8 load, to twice the capacity; a vector at its capacity.
-  if (index_.size() * 10 >= index_.capacity() * 8) {
-    bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
-  }
-  if (arena_.size() * 10 >= arena_.capacity() * 9) bytes += arena_.capacity() * 2;
-  return bytes;
+  const bool index = index_.size() * 10 >= index_.capacity() * 8;
+  const bool arena = arena_.size() * 10 >= arena_.capacity() * 9;
+  std::size_t bytes = 0;
+  if (index) bytes += index_.capacity() * 2 * (sizeof(std::uint32_t) + 1);
+  if (arena) bytes += arena_.capacity() * 2;
+  return {static_cast<double>(bytes), growth_.Predict(index, arena, count_)};
 }
 
 std::size_t PackedStateStore::MemoryBytes() const {
