@@ -51,8 +51,7 @@ void Lowering::Assign(const Var& target, CXCursor rhs, CXCursor at) {
 void Lowering::Update(CXCursor lhs, const std::string& op, std::optional<CXCursor> rhs,
                       CXCursor at) {
   const CXCursor x = Bare(lhs);
-  if (KindOf(x) != CXCursor_DeclRefExpr) Refuse(lhs, "an assignment to something but a variable");
-  const Var v = VarOf(x);
+  const Var v = Target(lhs);
   Mode mode = Mode::kEmit;
   if (atomic_ == nullptr) {
     reads_ = v.shared ? 1 : 0;
@@ -73,10 +72,7 @@ void Lowering::ExprStmt(CXCursor s) {
     case CXCursor_BinaryOperator: {
       const std::string op = OperatorOf(b);
       if (op != "=") break;
-      const CXCursor x = Bare(kids[0]);
-      if (KindOf(x) != CXCursor_DeclRefExpr)
-        Refuse(kids[0], "an assignment to something but a variable");
-      return Assign(VarOf(x), kids[1], b);
+      return Assign(Target(kids[0]), kids[1], b);
     }
     case CXCursor_CompoundAssignOperator: {
       std::string op = OperatorOf(b);
@@ -193,18 +189,88 @@ void Lowering::Create(CXCursor call, const std::vector<CXCursor>& args) {
   }
   if (atomic_ != nullptr) Refuse(call, "pthread_create inside an atomic section");
   const CXCursor handle = AddressOf(args.at(0));
-  const CXCursor fn = Bare(args.at(2));
-  const std::string name = Spelling(fn);
-  if (KindOf(fn) != CXCursor_DeclRefExpr || !functions_.contains(name)) {
-    Refuse(args[2], "a thread function that is not a function defined here");
-  }
-  const std::optional<long long> arg = IntegerValue(Bare(args.at(3)));
-  if (!arg || *arg != 0) Refuse(args[3], "a thread argument other than 0");
+  const std::string name = ThreadFunction(call);
   const std::string flag = Fresh("started_" + name);
   globals_.push_back("shared bool " + flag + " = false;");
   handles_[Usr(clang_getCursorReferenced(handle))] = threads_.size();
   threads_.push_back({Fresh(name), name, flag, call, {}});
   Emit(flag + " := true", call);
+}
+
+std::string Lowering::ThreadFunction(CXCursor call) {
+  const std::vector<CXCursor> args = Arguments(call);
+  if (args.size() != 4) Refuse(call, "a pthread_create without its four arguments");
+  const CXCursor fn = Bare(args[2]);
+  std::string name = Spelling(fn);
+  if (KindOf(fn) != CXCursor_DeclRefExpr || !functions_.contains(name) || name == "main") {
+    Refuse(args[2], "a thread function that is not a function defined here");
+  }
+  const std::optional<long long> arg = IntegerValue(Bare(args[3]));
+  if (!arg || *arg != 0) Refuse(args[3], "a thread argument other than 0");
+  return name;
+}
+
+namespace {
+
+// The one call a loop's body makes, when it is all the body does.
+std::optional<CXCursor> OnlyCall(CXCursor body) {
+  const CXCursor b = Bare(body);
+  if (KindOf(b) == CXCursor_CallExpr) return b;
+  if (KindOf(b) != CXCursor_CompoundStmt) return std::nullopt;
+  std::optional<CXCursor> call;
+  for (const CXCursor s : Children(b)) {
+    if (KindOf(s) == CXCursor_NullStmt) continue;
+    if (call) return std::nullopt;
+    call = OnlyCall(s);
+    if (!call) return std::nullopt;
+  }
+  return call;
+}
+
+// A loop without end: `while (c)` or `do ... while (c)` with c a nonzero constant, `for (;;)`;
+// its body.
+std::optional<CXCursor> EndlessBody(CXCursor s) {
+  const std::vector<CXCursor> kids = Children(s);
+  if (KindOf(s) == CXCursor_WhileStmt || KindOf(s) == CXCursor_DoStmt) {
+    const bool is_do = KindOf(s) == CXCursor_DoStmt;
+    const std::optional<long long> c = IntegerValue(is_do ? kids[1] : kids[0]);
+    if (c && *c != 0) return is_do ? kids[0] : kids[1];
+  } else if (KindOf(s) == CXCursor_ForStmt) {
+    const ForParts parts = ForHeader(s);
+    if (!parts.init && !parts.cond && !parts.inc) return parts.body;
+  }
+  return std::nullopt;
+}
+
+// A declaration of thread handles only, none given a value.
+bool HandlesOnly(CXCursor decl_stmt) {
+  const std::vector<CXCursor> decls = Children(decl_stmt);
+  return std::all_of(decls.begin(), decls.end(), [](CXCursor d) {
+    const std::string type = Text(clang_getTypeSpelling(clang_getCursorType(d)));
+    const std::vector<CXCursor> parts = Children(d);  // a type's name, an initial value
+    return KindOf(d) == CXCursor_VarDecl && type.find("pthread_t") != std::string::npos &&
+           std::none_of(parts.begin(), parts.end(),
+                        [](CXCursor p) { return clang_isExpression(KindOf(p)) != 0; });
+  });
+}
+
+}  // namespace
+
+std::optional<CXCursor> Lowering::Family(CXCursor main) const {
+  std::optional<CXCursor> call;
+  for (const CXCursor body : Children(main)) {
+    if (KindOf(body) != CXCursor_CompoundStmt) continue;
+    for (const CXCursor s : Children(body)) {
+      const CXCursorKind k = KindOf(s);
+      if (k == CXCursor_NullStmt || (k == CXCursor_DeclStmt && HandlesOnly(s))) continue;
+      if (k == CXCursor_ReturnStmt && call) continue;  // after an endless loop: never reached
+      const std::optional<CXCursor> loop = call ? std::nullopt : EndlessBody(s);
+      if (!loop) return std::nullopt;
+      call = OnlyCall(*loop);
+      if (!call || Spelling(*call) != "pthread_create") return std::nullopt;
+    }
+  }
+  return call;
 }
 
 void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args,
@@ -221,9 +287,15 @@ void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& a
   }
   if (params.size() != args.size()) Refuse(call, "a call with as many arguments as not declared");
   for (std::size_t i = 0; i < params.size(); ++i) {
-    Assign(Declare(params[i], false, name + "_"), args[i], call);
+    if (clang_getCursorType(params[i]).kind != CXType_Pointer) {
+      Assign(Declare(params[i], false, name + "_"), args[i], call);
+    } else if (const Var* passed = PointeeOf(Bare(args[i]))) {  // a pointer passed on
+      pointers_[Usr(params[i])] = *passed;
+    } else {  // `&x`: the parameter names x in this call (a call of its own: no recursion)
+      pointers_[Usr(params[i])] = VarOf(AddressOf(args[i]));
+    }
   }
-  Frame frame{name, Label(), "", false, false, {}, false};
+  Frame frame{name, Label(), "", false, false, {}, false, {}};
   if (result != nullptr) {
     frame.result = result->name;
     frame.result_boolean = result->boolean;
@@ -254,7 +326,7 @@ std::string Lowering::Print() {
       const int k = ++seen[base];
       names.push_back(k == 1 ? base : base + "_" + std::to_string(k));
     }
-    out += "thread " + threads_[t].name + " * 1 {\n";
+    out += "thread " + threads_[t].name + (family_ ? " * 1.. {\n" : " * 1 {\n");
     if (threads_[t].steps.empty()) out += "  skip;\n";
     for (std::size_t i = 0; i < names.size(); ++i) {
       std::string body = threads_[t].steps[i].body;

@@ -27,6 +27,7 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
     }
     case CXCursor_UnaryOperator: {
       const std::string op = OperatorOf(b);
+      if (const Var* v = Deref(b)) return Read(*v, mode, b);
       if (op == "+") return Expr(kids[0], mode);
       if (op == "-") return {"(-" + AsInt(Expr(kids[0], mode)) + ")", false};
       if (op == "!") return {"(!" + AsBool(Expr(kids[0], mode)) + ")", true};

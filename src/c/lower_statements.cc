@@ -10,7 +10,8 @@ namespace druba::c::internal {
 void Lowering::Body(std::size_t t) {
   current_ = t;
   const Thread& thread = threads_[t];
-  frames_.push_back({thread.function, -1, "", false, t == 0, {}});
+  const bool main = thread.function == "main";
+  frames_.push_back({thread.function, -1, "", false, main, {}, false, {}});
   if (!thread.created.empty()) Emit("await " + thread.created, thread.call);
   const CXCursor fn = functions_.at(thread.function);
   // A thread's argument is 0 (Create): a use of its parameter is refused as unknown.
@@ -18,7 +19,7 @@ void Lowering::Body(std::size_t t) {
     if (KindOf(kid) == CXCursor_CompoundStmt) Stmt(kid);
   }
   if (atomic_ != nullptr) Refuse(fn, "an atomic section not ended in its thread");
-  if (t == 0) Emit("__exited := true", fn);  // main returns: the process ends
+  if (main) Emit("__exited := true", fn);  // main returns: the process ends
   frames_.pop_back();
   for (const int label : pending_) target_[label] = {t, ~std::size_t{0}};  // the thread's end
   pending_.clear();
@@ -57,7 +58,14 @@ void Lowering::Stmt(CXCursor s) {
       Emit(Goto(KindOf(s) == CXCursor_BreakStmt ? loops_.back().first : loops_.back().second), s);
       return;
     case CXCursor_LabelStmt: {
-      if (atomic_ != nullptr) Refuse(s, "a label inside an atomic section");
+      if (atomic_ != nullptr) {  // one step: only a goto could tell where (SV-COMP's ERROR:)
+        if (frames_.back().labels.contains(Spelling(s))) {
+          Refuse(s, "a label inside an atomic section that a goto names");
+        }
+        frames_.back().atomic_labels.insert(Spelling(s));
+        for (const CXCursor kid : kids) Stmt(kid);
+        return;
+      }
       auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(s), next_label_);
       if (fresh) ++next_label_;
       Place(it->second);
@@ -66,6 +74,9 @@ void Lowering::Stmt(CXCursor s) {
     }
     case CXCursor_GotoStmt: {
       if (atomic_ != nullptr) Refuse(s, "a goto inside an atomic section");
+      if (frames_.back().atomic_labels.contains(Spelling(kids.at(0)))) {
+        Refuse(s, "a goto into an atomic section");
+      }
       auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(kids.at(0)), next_label_);
       if (fresh) ++next_label_;
       Emit(Goto(it->second), s);

@@ -50,7 +50,8 @@ struct Frame {
   bool result_boolean = false;
   bool main = false;
   std::map<std::string, int> labels;
-  bool returned = false;  // inside an atomic section: a return was read
+  bool returned = false;                // inside an atomic section: a return was read
+  std::set<std::string> atomic_labels;  // labels inside atomic sections: no goto may name them
 };
 
 enum class Mode { kCount, kEmit, kHoist };
@@ -86,7 +87,15 @@ class Lowering {
       }
     }
     if (!has_main) throw InputError({file_, 0, 0}, "the C program has no main");
-    threads_.push_back({"main", "main", "", main, {}});
+    if (const std::optional<CXCursor> call = Family(main)) {
+      // Threads created without bound and nothing else: N of them from the start, each waiting
+      // as long as it likes before its first step, are the runs that create N (docs/c.md).
+      const std::string function = ThreadFunction(*call);
+      threads_.push_back({Fresh(function), function, "", *call, {}});
+      family_ = true;
+    } else {
+      threads_.push_back({"main", "main", "", main, {}});
+    }
     for (std::size_t t = 0; t < threads_.size(); ++t) Body(t);
     return Print();
   }
@@ -157,9 +166,32 @@ class Lowering {
   }
 
   const Var& VarOf(CXCursor ref) {
-    const auto it = vars_.find(Usr(clang_getCursorReferenced(ref)));
+    const std::string usr = Usr(clang_getCursorReferenced(ref));
+    if (pointers_.contains(usr)) Refuse(ref, "a pointer used as a value (only `*p` is read)");
+    const auto it = vars_.find(usr);
     if (it == vars_.end()) Refuse(ref, "a reference to '" + Spelling(ref) + "'");
     return it->second;
+  }
+  // The variable a pointer parameter points to, when `ref` names one (Inline binds it).
+  const Var* PointeeOf(CXCursor ref) const {
+    if (KindOf(ref) != CXCursor_DeclRefExpr) return nullptr;
+    const auto it = pointers_.find(Usr(clang_getCursorReferenced(ref)));
+    return it == pointers_.end() ? nullptr : &it->second;
+  }
+  // The variable `*p` names (p a pointer parameter), or nullptr when `e` is not of that form.
+  const Var* Deref(CXCursor e) const {
+    const CXCursor b = Bare(e);
+    if (KindOf(b) != CXCursor_UnaryOperator || OperatorOf(b) != "*") return nullptr;
+    const Var* v = PointeeOf(Bare(Children(b)[0]));
+    if (v == nullptr) Refuse(b, "`*` of something but a pointer parameter bound to `&variable`");
+    return v;
+  }
+  // The variable an assignment's left side names: `x` or `*p`.
+  const Var& Target(CXCursor lhs) {
+    if (const Var* v = Deref(lhs)) return *v;
+    const CXCursor x = Bare(lhs);
+    if (KindOf(x) != CXCursor_DeclRefExpr) Refuse(lhs, "an assignment to something but a variable");
+    return VarOf(x);
   }
 
   std::string Temp(bool boolean) {
@@ -227,6 +259,11 @@ class Lowering {
   void Call(CXCursor call, const Var* result);
   bool Builtin(const std::string& name, CXCursor call, const std::vector<CXCursor>& args);
   void Create(CXCursor call, const std::vector<CXCursor>& args);
+  // The function a pthread_create call starts, checked: defined here, its argument 0.
+  std::string ThreadFunction(CXCursor call);
+  // When main only creates threads of one function without bound (`pthread_t t; while (1)
+  // pthread_create(&t, 0, f, 0);`), that call.
+  std::optional<CXCursor> Family(CXCursor main) const;
   void Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args, const Var* result);
   void Section(CXCursor at, bool begin);  // __VERIFIER_atomic_begin / _end
   std::string Print();
@@ -234,7 +271,8 @@ class Lowering {
   TranslationUnit unit_;
   std::string file_;
   std::map<std::string, CXCursor> functions_;
-  std::map<std::string, Var> vars_;  // by clang's USR
+  std::map<std::string, Var> vars_;      // by clang's USR
+  std::map<std::string, Var> pointers_;  // a pointer parameter's USR: the variable it names
   std::set<std::string> used_{"__exited"};
   std::vector<std::string> globals_;
   std::vector<Var> locals_;
@@ -248,6 +286,7 @@ class Lowering {
   std::vector<std::string>* atomic_ = nullptr;  // inside an atomic section: its instructions
   std::vector<std::string> section_;
   int next_label_ = 0;
+  bool family_ = false;  // Family: one template, for every thread count from 1
   int reads_ = 0;
   int loop_depth_ = 0;
 };

@@ -143,6 +143,9 @@ struct Statement {
 struct ThreadTemplate {
   std::string name;
   std::uint32_t count = 1;
+  // `thread T * N..`: a program for every count from N (threads created without bound, as a C
+  // program's `while (1) pthread_create(...)`), which --threads gives N.. unless told otherwise.
+  bool every_count = false;
   std::uint32_t first = 0;  // its statements are [first, first + size)
   std::uint32_t size = 0;
   std::uint32_t end_pc = 0;  // the location of a finished thread

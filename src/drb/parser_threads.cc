@@ -17,7 +17,15 @@ void Parser::ParseThread() {
   for (const ThreadTemplate& other : program_.templates) {
     if (other.name == t.name) Fail(kw, "thread '" + t.name + "' is declared twice");
   }
-  if (Accept("*")) t.count = ExpectSmall("a thread count", 1, 1000);
+  if (Accept("*")) {
+    t.count = ExpectSmall("a thread count", 1, 1000);
+    t.every_count = Accept("..");
+  }
+  const bool family =
+      t.every_count || (!program_.templates.empty() && program_.templates.front().every_count);
+  if (family && !program_.templates.empty()) {
+    Fail(kw, "a thread template for every count ('* N..') must be the program's only one");
+  }
   t.first = static_cast<std::uint32_t>(program_.statements.size());
   const auto template_index = static_cast<std::uint32_t>(program_.templates.size());
   Expect("{");

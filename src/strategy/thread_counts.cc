@@ -62,6 +62,10 @@ void CheckCountsForEveryCount(const Program& program, const AbstractionSpec& spe
 ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
                                std::uint32_t max_threads) {
   ThreadCounts counts;
+  if (text.empty() && program.templates.size() == 1 && program.templates[0].every_count) {
+    return ParseThreadCounts(std::to_string(program.templates[0].count) + "..", program,
+                             max_threads);
+  }
   if (text.empty()) {
     counts.first = counts.last = program.NumThreads();
     return counts;

@@ -26,7 +26,8 @@ struct ThreadCounts {
   std::string Text() const { return std::to_string(first) + (every_count_from_first ? ".." : ""); }
 };
 
-// `text` is --threads: "" (the program's own count), "N" or "N.."; `max_threads` bounds the loop
+// `text` is --threads: "" (the program's own count: N.. for `thread T * N..`), "N" or "N..";
+// `max_threads` bounds the loop
 // (at least first + 1, so that two counts are compared). Throws InputError at "--threads".
 ThreadCounts ParseThreadCounts(const std::string& text, const Program& program,
                                std::uint32_t max_threads);

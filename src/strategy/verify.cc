@@ -407,8 +407,11 @@ Finding VerdictOf(const ThreadCountsResult& counts, bool deadlock_every_count,
 run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
                          const StrategyHooks& hooks) {
   const run::RunOptions& options = request.options;
+  // `druba test` explores one count: a program for every count from N (`* N..`) at N.
+  const bool one = options.command == run::Command::kTest && request.drb.threads.empty();
   const ThreadCounts threads =
-      ParseThreadCounts(request.drb.threads, program, request.drb.max_threads);
+      ParseThreadCounts(one ? std::to_string(program.NumThreads()) : request.drb.threads, program,
+                        request.drb.max_threads);
   if (threads.every_count_from_first && !program.symmetric) {
     if (options.command == run::Command::kTest) {
       throw InputError({"--threads", 0, 0},
