@@ -21,17 +21,24 @@ namespace druba {
 // The high-water mark of this process image's resident set (VmHWM). Not getrusage's ru_maxrss:
 // Linux carries that across fork and exec, so a run started by a large process (a benchmark
 // script holding results) reported its parent's peak (1444 MB for a run of 37 MB).
-double PeakRssMb() {
-  std::ifstream status("/proc/self/status");
+namespace {
+// A "Key: value kB" line of a /proc file (status, meminfo) in MB, 0 when absent.
+double ProcFieldMb(const char* path, const std::string& wanted) {
+  std::ifstream in(path);
   std::string key;
-  while (status >> key) {
-    if (key == "VmHWM:") {
+  while (in >> key) {
+    if (key == wanted) {
       double kib = 0;
-      if (status >> kib) return kib / 1024.0;
-      break;
+      return in >> kib ? kib / 1024.0 : 0;
     }
-    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
+  return 0;
+}
+}  // namespace
+
+double PeakRssMb() {
+  if (const double peak = ProcFieldMb("/proc/self/status", "VmHWM:"); peak > 0) return peak;
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
@@ -49,21 +56,6 @@ double CurrentRssMb() {
 namespace {
 std::string Short(double value) {
   return fmt::format("{:g}", value);
-}
-
-// /proc/meminfo's MemAvailable in MB, 0 when absent.
-double AvailableMb() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  while (meminfo >> key) {
-    if (key == "MemAvailable:") {
-      double kib = 0;
-      if (meminfo >> kib) return kib / 1024.0;
-      break;
-    }
-    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
 }
 
 // The control group's memory limit less its usage, in MB (cgroup v2, then v1); 0 when none.
@@ -86,7 +78,7 @@ double GroupLeftMb() {
 }  // namespace
 
 double MachineMemoryMb() {
-  double left = AvailableMb();
+  double left = ProcFieldMb("/proc/meminfo", "MemAvailable:");
   const double group = GroupLeftMb();
   if (group > 0 && (left == 0 || group < left)) left = group;
   return left > 0 ? left + CurrentRssMb() : 0;
