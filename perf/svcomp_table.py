@@ -6,7 +6,9 @@ property's `expected_verdict`, and the program, the `.c` the README's tables nam
 (the `.yml` names a preprocessed `.i` that is not there), else the `.c` of the `.yml`'s stem.
 `druba verify` runs on it with a time and memory limit per task. Score by SV-COMP's rules: +2 a
 correct true, +1 a correct false, -32 a wrong true, -16 a wrong false, 0 unknown or refused.
-Every refusal (a program outside the C druba reads) is listed with its reason.
+Every refusal (a program outside the C druba reads) is listed with its reason. A violation
+whose failing step is not the error function's (an index out of range: undefined behaviour in C)
+is not a `false` of unreach-call and scores 0.
 
 Usage: perf/svcomp_table.py [--druba build/druba] [--time-limit 60] [--memory-limit 4000]
                             [--only TASK,...] [--fail-on-wrong] [FOLDER ...]
@@ -50,6 +52,11 @@ def run(druba, program, args):
     if done.returncode == 2:
         reason = (done.stderr.strip().splitlines() or ["?"])[-1]
         return "refused", reason, seconds
+    failure = re.search(r"FAILS: (.*?)  ->", done.stdout)
+    if verdict and verdict.group(1) == "violation" and failure and \
+            failure.group(1) != "the assertion fails":
+        # undefined behaviour (an index out of range), not a call of the error function
+        return "violation, not of unreach-call", failure.group(1), seconds
     return (verdict.group(1) if verdict else f"exit {done.returncode}"), "", seconds
 
 

@@ -17,18 +17,24 @@ namespace druba::c {
   X(clang_EvalResult_getAsLongLong)  \
   X(clang_EvalResult_getKind)        \
   X(clang_Location_isFromMainFile)   \
+  X(clang_PrintingPolicy_dispose)    \
   X(clang_createIndex)               \
   X(clang_disposeDiagnostic)         \
   X(clang_disposeIndex)              \
   X(clang_disposeString)             \
   X(clang_disposeTokens)             \
   X(clang_disposeTranslationUnit)    \
+  X(clang_equalCursors)              \
+  X(clang_getArrayElementType)       \
+  X(clang_getArraySize)              \
   X(clang_getCString)                \
   X(clang_getCanonicalType)          \
   X(clang_getCursorExtent)           \
   X(clang_getCursorKind)             \
   X(clang_getCursorKindSpelling)     \
   X(clang_getCursorLocation)         \
+  X(clang_getCursorPrettyPrinted)    \
+  X(clang_getCursorPrintingPolicy)   \
   X(clang_getCursorReferenced)       \
   X(clang_getCursorSpelling)         \
   X(clang_getCursorType)             \
@@ -39,6 +45,7 @@ namespace druba::c {
   X(clang_getDiagnosticSpelling)     \
   X(clang_getEnumConstantDeclValue)  \
   X(clang_getExpansionLocation)      \
+  X(clang_getFileContents)           \
   X(clang_getFileName)               \
   X(clang_getNumDiagnostics)         \
   X(clang_getRange)                  \
@@ -75,18 +82,24 @@ const LibClang& Clang();
 #define clang_EvalResult_getAsLongLong ::druba::c::Clang().clang_EvalResult_getAsLongLong_
 #define clang_EvalResult_getKind ::druba::c::Clang().clang_EvalResult_getKind_
 #define clang_Location_isFromMainFile ::druba::c::Clang().clang_Location_isFromMainFile_
+#define clang_PrintingPolicy_dispose ::druba::c::Clang().clang_PrintingPolicy_dispose_
 #define clang_createIndex ::druba::c::Clang().clang_createIndex_
 #define clang_disposeDiagnostic ::druba::c::Clang().clang_disposeDiagnostic_
 #define clang_disposeIndex ::druba::c::Clang().clang_disposeIndex_
 #define clang_disposeString ::druba::c::Clang().clang_disposeString_
 #define clang_disposeTokens ::druba::c::Clang().clang_disposeTokens_
 #define clang_disposeTranslationUnit ::druba::c::Clang().clang_disposeTranslationUnit_
+#define clang_equalCursors ::druba::c::Clang().clang_equalCursors_
+#define clang_getArrayElementType ::druba::c::Clang().clang_getArrayElementType_
+#define clang_getArraySize ::druba::c::Clang().clang_getArraySize_
 #define clang_getCString ::druba::c::Clang().clang_getCString_
 #define clang_getCanonicalType ::druba::c::Clang().clang_getCanonicalType_
 #define clang_getCursorExtent ::druba::c::Clang().clang_getCursorExtent_
 #define clang_getCursorKind ::druba::c::Clang().clang_getCursorKind_
 #define clang_getCursorKindSpelling ::druba::c::Clang().clang_getCursorKindSpelling_
 #define clang_getCursorLocation ::druba::c::Clang().clang_getCursorLocation_
+#define clang_getCursorPrettyPrinted ::druba::c::Clang().clang_getCursorPrettyPrinted_
+#define clang_getCursorPrintingPolicy ::druba::c::Clang().clang_getCursorPrintingPolicy_
 #define clang_getCursorReferenced ::druba::c::Clang().clang_getCursorReferenced_
 #define clang_getCursorSpelling ::druba::c::Clang().clang_getCursorSpelling_
 #define clang_getCursorType ::druba::c::Clang().clang_getCursorType_
@@ -97,6 +110,7 @@ const LibClang& Clang();
 #define clang_getDiagnosticSpelling ::druba::c::Clang().clang_getDiagnosticSpelling_
 #define clang_getEnumConstantDeclValue ::druba::c::Clang().clang_getEnumConstantDeclValue_
 #define clang_getExpansionLocation ::druba::c::Clang().clang_getExpansionLocation_
+#define clang_getFileContents ::druba::c::Clang().clang_getFileContents_
 #define clang_getFileName ::druba::c::Clang().clang_getFileName_
 #define clang_getNumDiagnostics ::druba::c::Clang().clang_getNumDiagnostics_
 #define clang_getRange ::druba::c::Clang().clang_getRange_

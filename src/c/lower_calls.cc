@@ -31,6 +31,18 @@ CXCursor AddressOf(CXCursor arg) {
   Refuse(arg, "an argument other than `&variable`");
 }
 
+// Whether evaluating e could change a variable: an assignment, `++`, `--` or a call in it.
+bool HasEffects(CXCursor e) {
+  const CXCursorKind k = KindOf(e);
+  if (k == CXCursor_CallExpr || k == CXCursor_CompoundAssignOperator) return true;
+  if (k == CXCursor_UnaryOperator || k == CXCursor_BinaryOperator) {
+    const std::string op = OperatorOf(e);
+    if (op == "=" || op.ends_with("++") || op.ends_with("--")) return true;
+  }
+  const std::vector<CXCursor> kids = Children(e);
+  return std::any_of(kids.begin(), kids.end(), HasEffects);
+}
+
 bool IsError(const std::string& name) {
   return name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
          name == "__assert_perror_fail" || name == "__assert";
@@ -71,6 +83,10 @@ void Lowering::ExprStmt(CXCursor s) {
   switch (KindOf(b)) {
     case CXCursor_BinaryOperator: {
       const std::string op = OperatorOf(b);
+      if (op == ",") {  // `a = x, b = y;`: one after the other
+        ExprStmt(kids[0]);
+        return ExprStmt(kids[1]);
+      }
       if (op != "=") break;
       return Assign(Target(kids[0]), kids[1], b);
     }
@@ -160,6 +176,11 @@ bool Lowering::Builtin(const std::string& name, CXCursor call, const std::vector
   } else if (name == "pthread_exit") {
     if (atomic_ != nullptr) Refuse(call, "pthread_exit inside an atomic section");
     Emit("end", call);
+  } else if (name == "printf" || name == "puts" || name == "putchar" || name == "fflush") {
+    // output, which the property does not see; its arguments' effects would be lost
+    for (const CXCursor a : args) {
+      if (HasEffects(a)) Refuse(a, "an argument of '" + name + "' that changes something");
+    }
   } else if (name == "pthread_mutex_destroy" || name.starts_with("__VERIFIER_nondet_")) {
     // nothing happens that druba models (a value dropped)
   } else {
@@ -289,8 +310,14 @@ void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& a
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (clang_getCursorType(params[i]).kind != CXType_Pointer) {
       Assign(Declare(params[i], false, name + "_"), args[i], call);
+    } else if (const std::optional<long long> null = IntegerValue(Bare(args[i]));
+               null && *null == 0) {  // a null pointer (`thr2(0)`): any use of it is refused
+      nulls_.insert(Usr(params[i]));
     } else if (const Var* passed = PointeeOf(Bare(args[i]))) {  // a pointer passed on
       pointers_[Usr(params[i])] = *passed;
+    } else if (KindOf(Bare(args[i])) == CXCursor_DeclRefExpr &&
+               VarOf(Bare(args[i])).size > 0) {  // an array: `p[i]` is its element i
+      pointers_[Usr(params[i])] = VarOf(Bare(args[i]));
     } else {  // `&x`: the parameter names x in this call (a call of its own: no recursion)
       pointers_[Usr(params[i])] = VarOf(AddressOf(args[i]));
     }
@@ -315,7 +342,7 @@ std::string Lowering::Print() {
                     "shared bool __exited = false;\n";
   for (const std::string& g : globals_) out += g + "\n";
   for (const Var& v : locals_) {
-    out += "local " + std::string(v.boolean ? "bool " : "int ") + v.name + " = " +
+    out += "local " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
            (v.boolean ? "false" : "0") + ";\n";
   }
   for (std::size_t t = 0; t < threads_.size(); ++t) {

@@ -35,10 +35,17 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
     }
     case CXCursor_BinaryOperator:
       return Binary(b, OperatorOf(b), mode);
+    case CXCursor_ArraySubscriptExpr: {  // the index first, then the element (in a hoist)
+      const Var& array = ArrayOf(kids[0]);
+      const std::string index = AsInt(Expr(kids[1], mode));
+      return Read(Element(array, index), mode, b);
+    }
     case CXCursor_ConditionalOperator: {
       const std::string c = AsBool(Expr(kids[0], mode));
+      ++maybe_;
       const Val a = Expr(kids[1], mode);
       const Val z = Expr(kids[2], mode);
+      --maybe_;
       if (a.boolean && z.boolean)
         return {"(if " + c + " then " + a.text + " else " + z.text + ")", true};
       return {"(if " + c + " then " + AsInt(a) + " else " + AsInt(z) + ")", false};
@@ -54,7 +61,10 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
 Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
   const std::vector<CXCursor> kids = Children(e);
   const Val l = Expr(kids[0], mode);
+  const bool lazy = op == "&&" || op == "||";
+  maybe_ += lazy ? 1 : 0;
   const Val r = Expr(kids[1], mode);
+  maybe_ -= lazy ? 1 : 0;
   if (op == "&&") return {"(if " + AsBool(l) + " then " + AsBool(r) + " else false)", true};
   if (op == "||") return {"(if " + AsBool(l) + " then true else " + AsBool(r) + ")", true};
   if ((op == "==" || op == "!=") && l.boolean && r.boolean) {
@@ -82,12 +92,17 @@ std::string Lowering::Arith(const std::string& op, const std::string& a, const s
 
 Val Lowering::CallValue(CXCursor call, Mode mode) {
   const std::string name = Spelling(call);
-  if (!name.starts_with("__VERIFIER_nondet_")) {
-    Refuse(call, "a call of '" + name +
-                     "' inside an expression (druba reads `x = f(...);` and `f(...);` only)");
-  }
-  const bool boolean = name == "__VERIFIER_nondet_bool" || name == "__VERIFIER_nondet__Bool";
+  const bool boolean = clang_getCanonicalType(clang_getCursorType(call)).kind == CXType_Bool ||
+                       name == "__VERIFIER_nondet_bool" || name == "__VERIFIER_nondet__Bool";
   if (mode == Mode::kCount) return {boolean ? "false" : "0", boolean};
+  if (!name.starts_with("__VERIFIER_nondet_")) {
+    // A function's value: its call runs before the rest of the expression, into a temporary
+    // (C leaves the order of an operator's operands open), but never where C might not call it.
+    if (maybe_ > 0) Refuse(call, "a call after `&&`, `||` or `?`, which C may not make");
+    const Var t{Temp(boolean), false, boolean, false, false};
+    Call(call, &t);
+    return {t.name, boolean};
+  }
   const std::string t = Temp(boolean);
   // An unsigned value is never negative (its bound above is not modelled: docs/c.md).
   const bool natural = name.starts_with("__VERIFIER_nondet_u");

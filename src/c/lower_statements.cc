@@ -37,14 +37,7 @@ void Lowering::Stmt(CXCursor s) {
     case CXCursor_NullStmt:
       return;
     case CXCursor_DeclStmt:
-      for (const CXCursor decl : kids) {
-        if (KindOf(decl) != CXCursor_VarDecl) Refuse(decl, "a declaration of this kind");
-        const Var v = Declare(decl, false, frames_.back().function + "_");
-        for (const CXCursor init : Children(decl)) {
-          if (clang_isExpression(KindOf(init)) != 0) Assign(v, init, init);
-        }
-      }
-      return;
+      return Declarations(s);
     case CXCursor_IfStmt:
       return If(s);
     case CXCursor_WhileStmt:
@@ -52,36 +45,27 @@ void Lowering::Stmt(CXCursor s) {
       return Loop(s);
     case CXCursor_ForStmt:
       return For(s);
+    case CXCursor_SwitchStmt:
+      return Switch(s);
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt: {
+      if (cases_.empty()) Refuse(s, "a case outside a switch");
+      for (const auto& [at, label] : cases_.back()) {
+        if (clang_equalCursors(at, s) != 0) Place(label);
+      }
+      return Stmt(kids.back());
+    }
     case CXCursor_BreakStmt:
-    case CXCursor_ContinueStmt:
+    case CXCursor_ContinueStmt: {
       if (loops_.empty() || atomic_ != nullptr) Refuse(s, "a break or continue here");
-      Emit(Goto(KindOf(s) == CXCursor_BreakStmt ? loops_.back().first : loops_.back().second), s);
-      return;
-    case CXCursor_LabelStmt: {
-      if (atomic_ != nullptr) {  // one step: only a goto could tell where (SV-COMP's ERROR:)
-        if (frames_.back().labels.contains(Spelling(s))) {
-          Refuse(s, "a label inside an atomic section that a goto names");
-        }
-        frames_.back().atomic_labels.insert(Spelling(s));
-        for (const CXCursor kid : kids) Stmt(kid);
-        return;
-      }
-      auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(s), next_label_);
-      if (fresh) ++next_label_;
-      Place(it->second);
-      for (const CXCursor kid : kids) Stmt(kid);
+      const int to = KindOf(s) == CXCursor_BreakStmt ? loops_.back().first : loops_.back().second;
+      if (to < 0) Refuse(s, "a continue in a switch outside a loop");
+      Emit(Goto(to), s);
       return;
     }
-    case CXCursor_GotoStmt: {
-      if (atomic_ != nullptr) Refuse(s, "a goto inside an atomic section");
-      if (frames_.back().atomic_labels.contains(Spelling(kids.at(0)))) {
-        Refuse(s, "a goto into an atomic section");
-      }
-      auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(kids.at(0)), next_label_);
-      if (fresh) ++next_label_;
-      Emit(Goto(it->second), s);
-      return;
-    }
+    case CXCursor_LabelStmt:
+    case CXCursor_GotoStmt:
+      return LabelOrGoto(s);
     case CXCursor_ReturnStmt: {
       Frame& f = frames_.back();
       if (!kids.empty() && f.exit >= 0 && !f.result.empty()) {
@@ -101,6 +85,62 @@ void Lowering::Stmt(CXCursor s) {
     default:
       if (clang_isExpression(KindOf(s)) != 0) return ExprStmt(s);
       Refuse(s, "the statement '" + Text(clang_getCursorKindSpelling(KindOf(s))) + "'");
+  }
+}
+
+// A label (a place gotos name) or a goto.
+void Lowering::LabelOrGoto(CXCursor s) {
+  const std::vector<CXCursor> kids = Children(s);
+  if (KindOf(s) == CXCursor_LabelStmt) {
+    if (atomic_ != nullptr) {  // one step: only a goto could tell where (SV-COMP's ERROR:)
+      if (frames_.back().labels.contains(Spelling(s))) {
+        Refuse(s, "a label inside an atomic section that a goto names");
+      }
+      frames_.back().atomic_labels.insert(Spelling(s));
+      for (const CXCursor kid : kids) Stmt(kid);
+      return;
+    }
+    auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(s), next_label_);
+    if (fresh) ++next_label_;
+    Place(it->second);
+    for (const CXCursor kid : kids) Stmt(kid);
+    return;
+  }
+  if (atomic_ != nullptr) Refuse(s, "a goto inside an atomic section");
+  if (frames_.back().atomic_labels.contains(Spelling(kids.at(0)))) {
+    Refuse(s, "a goto into an atomic section");
+  }
+  auto [it, fresh] = frames_.back().labels.try_emplace(Spelling(kids.at(0)), next_label_);
+  if (fresh) ++next_label_;
+  Emit(Goto(it->second), s);
+}
+
+void Lowering::Declarations(CXCursor s) {
+  for (const CXCursor decl : Children(s)) {
+    if (KindOf(decl) != CXCursor_VarDecl) Refuse(decl, "a declaration of this kind");
+    const Var v = Declare(decl, false, frames_.back().function + "_");
+    for (const CXCursor init : Children(decl)) {
+      if (clang_isExpression(KindOf(init)) == 0) continue;
+      if (v.size == 0) {
+        Assign(v, init, init);
+        continue;
+      }
+      // `int a[3] = {1, 2};`: each element, the ones not given 0, as C has it (the other
+      // expression of an array's declaration is its size).
+      if (KindOf(init) == CXCursor_StringLiteral) Refuse(init, "an initial value of this form");
+      if (KindOf(init) != CXCursor_InitListExpr) continue;
+      const std::vector<CXCursor> values = Children(init);
+      if (values.size() > static_cast<std::size_t>(v.size))
+        Refuse(init, "more initial values than elements");
+      for (long long i = 0; i < v.size; ++i) {
+        const Var element = Element(v, std::to_string(i));
+        if (i < static_cast<long long>(values.size())) {
+          Assign(element, values[static_cast<std::size_t>(i)], init);
+        } else {
+          Emit(element.name + " := " + (v.boolean ? "false" : "0"), init);
+        }
+      }
+    }
   }
 }
 
@@ -169,6 +209,50 @@ void Lowering::Loop(CXCursor s) {
   } else {
     Emit(Goto(top), s);
   }
+  Place(exit);
+}
+
+namespace {
+
+// The case and default labels of a switch's body, not those of a switch inside it.
+void CasesOf(CXCursor s, std::vector<CXCursor>& out) {
+  for (const CXCursor kid : Children(s)) {
+    const CXCursorKind k = KindOf(kid);
+    if (k == CXCursor_CaseStmt || k == CXCursor_DefaultStmt) out.push_back(kid);
+    if (k != CXCursor_SwitchStmt) CasesOf(kid, out);
+  }
+}
+
+}  // namespace
+
+// `switch (e)`: e once, into a temporary; a goto to the first case whose value it equals, else to
+// default or past the switch; the body as written, each case a label (falling through as in C).
+void Lowering::Switch(CXCursor s) {
+  if (atomic_ != nullptr) Refuse(s, "a switch inside an atomic section");
+  const std::vector<CXCursor> kids = Children(s);
+  const Var value{Temp(false), false, false, false, false};
+  Assign(value, kids.front(), s);
+  std::vector<CXCursor> labels;
+  CasesOf(kids.back(), labels);
+  const int exit = Label();
+  int otherwise = exit;
+  cases_.emplace_back();
+  for (const CXCursor c : labels) {
+    const int label = Label();
+    cases_.back().emplace_back(c, label);
+    if (KindOf(c) == CXCursor_DefaultStmt) {
+      otherwise = label;
+      continue;
+    }
+    const std::optional<long long> v = IntegerValue(Children(c).front());
+    if (!v) Refuse(c, "a case whose value is not a constant");
+    Emit("if " + value.name + " == " + std::to_string(*v) + " then " + Goto(label), c);
+  }
+  Emit(Goto(otherwise), s);
+  loops_.emplace_back(exit, loops_.empty() ? -1 : loops_.back().second);
+  Stmt(kids.back());
+  loops_.pop_back();
+  cases_.pop_back();
   Place(exit);
 }
 

@@ -23,6 +23,7 @@ struct Var {
   bool boolean = false;
   bool mutex = false;
   bool handle = false;  // a pthread_t
+  long long size = 0;   // an array's elements (0: not an array)
 };
 
 struct Val {
@@ -55,6 +56,8 @@ struct Frame {
 };
 
 enum class Mode { kCount, kEmit, kHoist };
+
+inline constexpr long long kMaxArray = 256;  // the .drb arrays' limit (docs/drb.md)
 
 inline const std::set<std::string>& Reserved() {
   static const std::set<std::string> words{
@@ -120,11 +123,21 @@ class Lowering {
     v.shared = shared;
     if (spelled.find("pthread_mutex_t") != std::string::npos) {
       if (!shared) Refuse(decl, "a mutex that is not a global variable");
+      if (spelled.find('[') != std::string::npos) Refuse(decl, "an array of mutexes");
       v.mutex = v.boolean = true;
     } else if (spelled.find("pthread_t") != std::string::npos) {
       v.handle = true;
     } else {
-      switch (clang_getCanonicalType(type).kind) {
+      CXType element = clang_getCanonicalType(type);
+      if (element.kind == CXType_ConstantArray) {  // an array of integers (docs/c.md)
+        v.size = clang_getArraySize(element);
+        element = clang_getCanonicalType(clang_getArrayElementType(element));
+        if (v.size < 1 || v.size > kMaxArray) {
+          Refuse(decl, "an array of " + std::to_string(v.size) + " elements (druba's have 1 to " +
+                           std::to_string(kMaxArray) + ")");
+        }
+      }
+      switch (element.kind) {
         case CXType_Bool:
           v.boolean = true;
           break;
@@ -154,20 +167,65 @@ class Lowering {
   void Global(CXCursor decl) {
     const Var v = Declare(decl, true, "");
     if (v.handle) return;
-    std::string init = v.boolean ? "false" : "0";
+    const std::string zero = v.boolean ? "false" : "0";
+    std::vector<std::string> init(static_cast<std::size_t>(std::max(v.size, 1LL)), zero);
     for (const CXCursor kid : Children(decl)) {
       if (clang_isExpression(clang_getCursorKind(kid)) == 0 || v.mutex) continue;
-      const std::optional<long long> value = IntegerValue(kid);
-      if (!value) Refuse(kid, "an initial value that is not a constant");
-      init = v.boolean ? (*value != 0 ? "true" : "false") : std::to_string(*value);
+      const bool list = KindOf(kid) == CXCursor_InitListExpr;
+      if (v.size > 0 && !list && KindOf(kid) != CXCursor_StringLiteral) continue;  // the size
+      if (list != (v.size > 0)) Refuse(kid, "an initial value of this form");
+      const std::vector<CXCursor> values = list ? Children(kid) : std::vector<CXCursor>{kid};
+      if (values.size() > init.size()) Refuse(kid, "more initial values than elements");
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::optional<long long> value = IntegerValue(values[i]);
+        if (!value) Refuse(values[i], "an initial value that is not a constant");
+        init[i] = v.boolean ? (*value != 0 ? "true" : "false") : std::to_string(*value);
+      }
     }
-    globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + v.name + " = " +
-                       init + ";");
+    std::string value = init[0];
+    if (std::any_of(init.begin(), init.end(), [&](const std::string& x) { return x != init[0]; })) {
+      value = "{";
+      for (std::size_t i = 0; i < init.size(); ++i) value += (i > 0 ? ", " : "") + init[i];
+      value += "}";
+    }
+    globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
+                       value + ";");
+  }
+  // A variable's name as declared: `a[4]` for an array.
+  static std::string Declared(const Var& v) {
+    return v.size > 0 ? v.name + "[" + std::to_string(v.size) + "]" : v.name;
+  }
+  // The element `a[index]` of an array, as a variable of its own.
+  static Var Element(Var array, const std::string& index) {
+    array.name += "[" + index + "]";
+    array.size = 0;
+    return array;
+  }
+  // The array a subscript's base names.
+  const Var& ArrayOf(CXCursor base) {
+    const CXCursor b = Bare(base);
+    if (KindOf(b) != CXCursor_DeclRefExpr) Refuse(base, "a subscript of something but an array");
+    const Var* bound = PointeeOf(b);  // a pointer parameter given an array
+    const Var& v = bound != nullptr ? *bound : VarOf(b);
+    if (v.size == 0) Refuse(base, "a subscript of something but an array");
+    return v;
+  }
+  // An assignment's index: where it reads a shared variable, read first, into a temporary of its
+  // own (the element's write is then the step's only shared access).
+  std::string Index(CXCursor e) {
+    if (atomic_ != nullptr) return AsInt(Expr(e, Mode::kEmit));
+    reads_ = 0;
+    Expr(e, Mode::kCount);
+    if (reads_ == 0) return AsInt(Expr(e, Mode::kEmit));
+    std::string t = Temp(false);
+    Emit(t + " := " + AsInt(Lowered(e, 0)), e);
+    return t;
   }
 
   const Var& VarOf(CXCursor ref) {
     const std::string usr = Usr(clang_getCursorReferenced(ref));
     if (pointers_.contains(usr)) Refuse(ref, "a pointer used as a value (only `*p` is read)");
+    if (nulls_.contains(usr)) Refuse(ref, "a use of a pointer parameter given a null pointer");
     const auto it = vars_.find(usr);
     if (it == vars_.end()) Refuse(ref, "a reference to '" + Spelling(ref) + "'");
     return it->second;
@@ -186,10 +244,15 @@ class Lowering {
     if (v == nullptr) Refuse(b, "`*` of something but a pointer parameter bound to `&variable`");
     return v;
   }
-  // The variable an assignment's left side names: `x` or `*p`.
-  const Var& Target(CXCursor lhs) {
+  // The variable an assignment's left side names: `x`, `*p` or `a[i]`.
+  Var Target(CXCursor lhs) {
     if (const Var* v = Deref(lhs)) return *v;
     const CXCursor x = Bare(lhs);
+    if (KindOf(x) == CXCursor_ArraySubscriptExpr) {
+      const std::vector<CXCursor> kids = Children(x);
+      const Var& array = ArrayOf(kids[0]);
+      return Element(array, Index(kids[1]));
+    }
     if (KindOf(x) != CXCursor_DeclRefExpr) Refuse(lhs, "an assignment to something but a variable");
     return VarOf(x);
   }
@@ -219,6 +282,7 @@ class Lowering {
   // ---- expressions ----
   Val Read(const Var& v, Mode mode, CXCursor at) {
     if (v.mutex || v.handle) Refuse(at, "a mutex or thread handle used as a value");
+    if (v.size > 0) Refuse(at, "an array used as a value");
     if (v.shared && mode == Mode::kCount) ++reads_;
     if (v.shared && mode == Mode::kHoist && atomic_ == nullptr) {
       const std::string t = Temp(v.boolean);
@@ -250,9 +314,12 @@ class Lowering {
   // ---- statements ----
   void Body(std::size_t t);
   void Stmt(CXCursor s);
+  void Declarations(CXCursor s);
+  void LabelOrGoto(CXCursor s);
   void If(CXCursor s);
   void Loop(CXCursor s);
   void For(CXCursor s);
+  void Switch(CXCursor s);
   void Assign(const Var& target, CXCursor rhs, CXCursor at);
   void Update(CXCursor lhs, const std::string& op, std::optional<CXCursor> rhs, CXCursor at);
   void ExprStmt(CXCursor s);
@@ -273,6 +340,7 @@ class Lowering {
   std::map<std::string, CXCursor> functions_;
   std::map<std::string, Var> vars_;      // by clang's USR
   std::map<std::string, Var> pointers_;  // a pointer parameter's USR: the variable it names
+  std::set<std::string> nulls_;          // pointer parameters given a null pointer
   std::set<std::string> used_{"__exited"};
   std::vector<std::string> globals_;
   std::vector<Var> locals_;
@@ -280,7 +348,8 @@ class Lowering {
   std::map<std::string, std::size_t> handles_;  // a pthread_t's USR: its thread's index
   std::size_t current_ = 0;
   std::vector<Frame> frames_;
-  std::vector<std::pair<int, int>> loops_;  // break, continue
+  std::vector<std::pair<int, int>> loops_;  // break, continue (-1: none, in a switch)
+  std::vector<std::vector<std::pair<CXCursor, int>>> cases_;  // each switch's labels
   std::vector<int> pending_;
   std::map<int, std::pair<std::size_t, std::size_t>> target_;  // label: thread, step
   std::vector<std::string>* atomic_ = nullptr;  // inside an atomic section: its instructions
@@ -289,6 +358,7 @@ class Lowering {
   bool family_ = false;  // Family: one template, for every thread count from 1
   int reads_ = 0;
   int loop_depth_ = 0;
+  int maybe_ = 0;  // inside an operand C may not evaluate (after `&&`, `||`, `?`)
 };
 
 }  // namespace druba::c::internal

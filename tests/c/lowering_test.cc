@@ -1,0 +1,185 @@
+// The C kind's lowering (src/c): each C construct as the .drb text it becomes, and each refusal
+// at its place. Operators are what clang's C library does not name: they are read off the file's
+// tokens, or off clang's print of the function where a macro wrote them; these tests pin both
+// ways, and the macro uses whose text would read as another operator.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "c/translate.h"
+#include "common/diagnostics.h"
+
+namespace druba::c {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A C program in a directory of its own, removed after.
+class Program {
+ public:
+  explicit Program(const std::string& text) {
+    std::string name = (std::filesystem::temp_directory_path() / "druba-c-XXXXXX").string();
+    dir_ = mkdtemp(name.data());
+    file_ = (dir_ / "p.c").string();
+    std::ofstream(file_) << "void reach_error(void);\n" << text;
+  }
+  ~Program() { std::filesystem::remove_all(dir_); }
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  std::string Translation() const { return TranslateC(file_); }
+  // The refusal's "file:line:col: message".
+  std::string Refusal() const {
+    try {
+      TranslateC(file_);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(translated)";
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::string file_;
+};
+
+TEST(LoweringTest, AnAssignmentAMacroWroteIsAnAssignment) {
+  // Between x and 1 the file has the `,` of SET's use: read as a comma, the write would vanish.
+  const Program p("#define SET(a, b) a = b\nint x;\nint main(void) { SET(x, 1); return 0; }\n");
+  EXPECT_THAT(p.Translation(), HasSubstr(": x := 1;"));
+}
+
+TEST(LoweringTest, AnOperatorInAMacrosBodyIsReadOffClangsPrint) {
+  const Program p(
+      "#define min(x, y) ((y >= x) ? (x) : (y))\n#define NUM 10\n#define NEG(a) -a\nint x;\n"
+      "int main(void) { int a = 3; x = min(a, NUM); x = NEG(a); return 0; }\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("x := (if (10 >= main_a) then main_a else 10);"));
+  EXPECT_THAT(out, HasSubstr("x := (-main_a);"));
+}
+
+TEST(LoweringTest, AnOperatorInAMacrosArgumentIsReadWhereItStands) {
+  // The assert macro of SV-COMP's tasks: `!` is the macro's, `>=`, `&&` and `<` the argument's.
+  // The extent clang gives `a >= 1 && b < 2` is empty, at the macro's name: read off that, the
+  // `&&` was taken for the first operator of the line.
+  const Program p(
+      "#define CHECK(e) { if (!(e)) { ERROR: reach_error(); } }\n"
+      "int main(void) { int a = 5, b = 0; CHECK(a >= 1 && b < 2); return 0; }\n");
+  EXPECT_THAT(p.Translation(),
+              HasSubstr("if !(!(if (main_a >= 1) then (main_b < 2) else false)) then goto"));
+}
+
+TEST(LoweringTest, TheCommaBetweenAMacrosArgumentsIsNoOperator) {
+  const Program p(
+      "#define SUB(a, b) a - b\nint main(void) { int a = 5, b; b = SUB(a, 2); "
+      "return 0; }\n");
+  EXPECT_THAT(p.Translation(), HasSubstr("main_b := (main_a - 2);"));
+}
+
+TEST(LoweringTest, ACommaStatementIsItsTwoStatementsInOrder) {
+  const Program p("int x, y;\nint main(void) {\n  x = 1, y = 2;\n  return 0;\n}\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("c4: x := 1;\n  c4_2: y := 2;"));
+}
+
+TEST(LoweringTest, AThreadFunctionMainCallsWithANullPointerIsInlined) {
+  const Program p(
+      "int x;\nvoid *t(void *arg) { x = 1; return 0; }\n"
+      "int main(void) { t(0); return 0; }\n");
+  EXPECT_THAT(p.Translation(), HasSubstr(": x := 1;"));
+}
+
+TEST(LoweringTest, ANullPointerParameterUsedIsRefusedAtItsPlace) {
+  const Program p("int x;\nvoid set(int *p) { *p = 1; }\nint main(void) { set(0); return 0; }\n");
+  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:3:20: error: `*` of something but a pointer parameter"));
+}
+
+TEST(LoweringTest, AMacroThatWritesAStatementOfTheSubsetIsRead) {
+  const Program p(
+      "#define INC(v) v++\nint x;\nint main(void) { int a = 0; INC(a); x = a; "
+      "return 0; }\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("main_a := (main_a + 1);"));
+  EXPECT_THAT(out, Not(HasSubstr("main_a - 1")));
+}
+
+TEST(LoweringTest, ASwitchGoesToItsCaseFallsThroughAndBreaks) {
+  const Program p(
+      "int main(void) {\n  int s = 2, r = 0;\n  switch (s) {\n    case 1: r = 10; break;\n"
+      "    case 2: r = 20;\n    case 3: r = r + 1; break;\n    default: r = 99;\n  }\n"
+      "  return 0;\n}\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("c4: tmp := main_s;"));  // the value once, then each case's test
+  EXPECT_THAT(out, HasSubstr("c5: if tmp == 1 then goto c5_2;"));
+  EXPECT_THAT(out, HasSubstr("if tmp == 3 then goto c7_2;\n  c4_2: goto c8;"));  // default
+  EXPECT_THAT(out, HasSubstr("c6_2: main_r := 20;\n  c7_2: main_r := (main_r + 1);"));
+  EXPECT_THAT(out, HasSubstr("c7_3: goto c10;"));  // break: past the switch
+}
+
+TEST(LoweringTest, ACasesValueIsAConstantExpression) {
+  const Program p(
+      "int main(void) {\n  int s = 1;\n  switch (s) {\n    case 1 + 0: s = 2;\n"
+      "  }\n  return 0;\n}\n");
+  EXPECT_THAT(p.Translation(), HasSubstr("if tmp == 1 then goto"));
+}
+
+// Lines 2..: the program; the reach_error declaration Program adds is line 1.
+const char* const kArrays =
+    "int a[4] = {1, 2, 3, 4};\n"                 // 2
+    "int top = 0;\n"                             // 3
+    "_Bool seen[3];\n"                           // 4
+    "int get(int *s, int i) { return s[i]; }\n"  // 5
+    "int main(void) {\n"                         // 6
+    "  int loc[3] = {7};\n"                      // 7
+    "  a[top] = a[top] + 10;\n"                  // 8
+    "  seen[1] = 1;\n"                           // 9
+    "  if (get(a, 2) == 3) top = loc[1];\n"      // 10
+    "  printf(\"%d\", top);\n"                   // 11
+    "  return 0;\n"                              // 12
+    "}\n";
+
+TEST(LoweringTest, ArraysAreDrbArraysAndEachElementAStep) {
+  const std::string out = Program(kArrays).Translation();
+  EXPECT_THAT(out, HasSubstr("shared int a[4] = {1, 2, 3, 4};"));
+  EXPECT_THAT(out, HasSubstr("shared bool seen[3] = false;"));
+  EXPECT_THAT(out, HasSubstr("local int main_loc[3] = 0;"));
+  // C gives the elements not written 0.
+  EXPECT_THAT(out, HasSubstr("c7: main_loc[0] := 7;\n  c7_2: main_loc[1] := 0;"));
+  // The index of the element written reads top: it is read first, in a step of its own, so
+  // that no step touches two shared variables.
+  EXPECT_THAT(out, HasSubstr("c8: tmp := top;\n  c8_2: tmp_2 := top;\n  c8_3: tmp_3 := "
+                             "a[tmp_2];\n  c8_4: a[tmp] := (tmp_3 + 10);"));
+}
+
+TEST(LoweringTest, ACallInAnExpressionRunsFirstIntoATemporary) {
+  const std::string out = Program(kArrays).Translation();
+  // get(a, 2): a pointer parameter given an array names it; its value goes to a temporary.
+  EXPECT_THAT(out, HasSubstr("c10: get_i := 2;\n  c5: tmp_4 := a[get_i];"));
+  EXPECT_THAT(out, HasSubstr("if !(tmp_4 == 3) then goto c12;"));
+  EXPECT_THAT(out, Not(HasSubstr("printf")));  // output: nothing the property sees
+}
+
+TEST(LoweringTest, ACallCMightNotMakeIsRefusedAtItsPlace) {
+  const Program p(
+      "int x;\nint f(void) { x = 1; return 1; }\n"
+      "int main(void) { if (x == 0 || f()) x = 2; return 0; }\n");
+  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:4:32: error: a call after `&&`, `||` or `?`"));
+}
+
+TEST(LoweringTest, OutputWhoseArgumentsChangeSomethingIsRefused) {
+  const Program p("int x;\nint main(void) { printf(\"%d\", x++); return 0; }\n");
+  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:3:31: error: an argument of 'printf' that changes"));
+}
+
+TEST(LoweringTest, AnArrayLargerThanDrbsIsRefusedWithItsSize) {
+  const Program p("int big[300];\nint main(void) { big[0] = 1; return 0; }\n");
+  EXPECT_THAT(p.Refusal(),
+              HasSubstr("p.c:2:5: error: an array of 300 elements (druba's have 1 to 256)"));
+}
+
+}  // namespace
+}  // namespace druba::c
