@@ -10,6 +10,8 @@
 
 namespace druba::drb {
 
+// The text of a C program's translation (docs/c.md) is read with `file` the C file: each statement
+// is then placed at the C line its label names (`c21`, `c21_2`: line 21), which traces show.
 Program ParseProgram(std::string_view text, const std::string& file);
 
 // Renders an expression back as source text (for predicate names and messages). With `self_as`
