@@ -340,6 +340,28 @@ ForParts ForHeader(CXCursor s) {
   return out;
 }
 
+int UnsignedBits(CXType type) {
+  switch (clang_getCanonicalType(type).kind) {
+    case CXType_Char_U:
+    case CXType_UChar:
+      return 8;
+    case CXType_UShort:
+      return 16;
+    case CXType_UInt:
+    case CXType_ULong:  // ILP32
+      return 32;
+    case CXType_ULongLong:
+      return 64;
+    default:
+      return 0;
+  }
+}
+
+std::string Wrapped(const std::string& x, int bits) {
+  const std::string modulus = bits == 64 ? "18446744073709551616" : std::to_string(1ULL << bits);
+  return "(" + x + " % " + modulus + ")";
+}
+
 std::optional<long long> IntegerValue(CXCursor c) {
   CXEvalResult r = clang_Cursor_Evaluate(c);
   if (r == nullptr) return std::nullopt;

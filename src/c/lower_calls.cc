@@ -72,8 +72,9 @@ void Lowering::Update(CXCursor lhs, const std::string& op, std::optional<CXCurso
   }
   const std::string now = AsInt(Read(v, mode, x));
   const std::string by = rhs ? AsInt(Expr(*rhs, mode)) : "1";
-  const std::string value = Arith(op, now, by);
+  std::string value = Arith(op, now, by);
   if (value.empty()) Refuse(at, "the operator '" + op + "='");
+  if (v.bits > 0) value = Wrapped(value, v.bits);
   Emit(v.name + " := " + (v.boolean ? "(" + value + " != 0)" : value), at);
 }
 

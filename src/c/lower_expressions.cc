@@ -9,6 +9,25 @@
 namespace druba::c::internal {
 
 Val Lowering::Expr(CXCursor e, Mode mode) {
+  Val v = Value(e, mode);
+  const int bits = UnsignedBits(clang_getCursorType(e));
+  if (bits == 0 || v.boolean || mode == Mode::kCount || InRange(e, bits)) return v;
+  return {Wrapped(v.text, bits), false};
+}
+
+// A read of a variable of an unsigned type no wider, or a constant in range: no wrap needed.
+bool Lowering::InRange(CXCursor e, int bits) {
+  CXCursor b = Bare(e);
+  if (KindOf(b) == CXCursor_ArraySubscriptExpr) b = Bare(Children(b)[0]);
+  if (KindOf(b) == CXCursor_DeclRefExpr) {
+    const auto it = vars_.find(Usr(clang_getCursorReferenced(b)));
+    if (it != vars_.end() && it->second.bits > 0 && it->second.bits <= bits) return true;
+  }
+  const std::optional<long long> v = IntegerValue(b);
+  return v && *v >= 0 && (bits == 64 || *v < (1LL << bits));
+}
+
+Val Lowering::Value(CXCursor e, Mode mode) {
   const CXCursor b = Bare(e);
   const std::vector<CXCursor> kids = Children(b);
   switch (clang_getCursorKind(b)) {

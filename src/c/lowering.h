@@ -24,6 +24,7 @@ struct Var {
   bool mutex = false;
   bool handle = false;  // a pthread_t
   long long size = 0;   // an array's elements (0: not an array)
+  int bits = 0;         // an unsigned type's width (UnsignedBits): its values wrap
 };
 
 struct Val {
@@ -137,6 +138,7 @@ class Lowering {
                            std::to_string(kMaxArray) + ")");
         }
       }
+      v.bits = UnsignedBits(element);
       switch (element.kind) {
         case CXType_Bool:
           v.boolean = true;
@@ -179,7 +181,7 @@ class Lowering {
       for (std::size_t i = 0; i < values.size(); ++i) {
         const std::optional<long long> value = IntegerValue(values[i]);
         if (!value) Refuse(values[i], "an initial value that is not a constant");
-        init[i] = v.boolean ? (*value != 0 ? "true" : "false") : std::to_string(*value);
+        init[i] = v.boolean ? (*value != 0 ? "true" : "false") : Constant(*value, v.bits);
       }
     }
     std::string value = init[0];
@@ -190,6 +192,13 @@ class Lowering {
     }
     globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
                        value + ";");
+  }
+  // A constant stored in a variable of `bits` unsigned bits (0: signed, kept).
+  static std::string Constant(long long value, int bits) {
+    if (bits == 64) return std::to_string(static_cast<unsigned long long>(value));
+    if (bits == 0) return std::to_string(value);
+    const long long m = 1LL << bits;
+    return std::to_string(((value % m) + m) % m);
   }
   // A variable's name as declared: `a[4]` for an array.
   static std::string Declared(const Var& v) {
@@ -296,7 +305,10 @@ class Lowering {
   }
   static std::string AsBool(const Val& v) { return v.boolean ? v.text : "(" + v.text + " != 0)"; }
 
+  // e's value: Value's, wrapped when e's type is unsigned and the value may lie outside it.
   Val Expr(CXCursor e, Mode mode);
+  Val Value(CXCursor e, Mode mode);
+  bool InRange(CXCursor e, int bits);
   Val Binary(CXCursor e, const std::string& op, Mode mode);
   Val CallValue(CXCursor call, Mode mode);
   // a op b for an arithmetic operator of C on integers (+ - * / %).

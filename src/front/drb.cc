@@ -138,8 +138,9 @@ run::Outcome DrbFrontEnd::Run(const RunOptions& request, const run::Sinks& sinks
   std::vector<std::string> warnings;
   if (request.model.ends_with(".c")) {  // docs/c.md: said on every run, never silently
     warnings.emplace_back(
-        "C integers are read as unbounded integers (docs/c.md): a run that needs a type's "
-        "wraparound or overflow is not one druba explores yet");
+        "C's signed integers are read as unbounded integers (docs/c.md): a run that needs a "
+        "signed overflow (undefined in C) or a narrowing conversion is not one druba explores; "
+        "unsigned arithmetic wraps as in ILP32");
   }
   return {run::Outcome::Kind::kReport, predabs::VerifyReport(drb_request, program, limits, hooks),
           "", std::move(warnings)};
