@@ -37,6 +37,7 @@ namespace druba::c {
   X(clang_getCursorPrintingPolicy)   \
   X(clang_getCursorReferenced)       \
   X(clang_getCursorSpelling)         \
+  X(clang_getCursorTLSKind)          \
   X(clang_getCursorType)             \
   X(clang_getCursorUSR)              \
   X(clang_getDiagnostic)             \
@@ -102,6 +103,7 @@ const LibClang& Clang();
 #define clang_getCursorPrintingPolicy ::druba::c::Clang().clang_getCursorPrintingPolicy_
 #define clang_getCursorReferenced ::druba::c::Clang().clang_getCursorReferenced_
 #define clang_getCursorSpelling ::druba::c::Clang().clang_getCursorSpelling_
+#define clang_getCursorTLSKind ::druba::c::Clang().clang_getCursorTLSKind_
 #define clang_getCursorType ::druba::c::Clang().clang_getCursorType_
 #define clang_getCursorUSR ::druba::c::Clang().clang_getCursorUSR_
 #define clang_getDiagnostic ::druba::c::Clang().clang_getDiagnostic_

@@ -344,7 +344,10 @@ std::string Lowering::Print() {
   for (const std::string& g : globals_) out += g + "\n";
   for (const Var& v : locals_) {
     out += "local " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
-           (v.boolean ? "false" : "0") + ";\n";
+           (!v.init.empty() ? v.init
+            : v.boolean     ? "false"
+                            : "0") +
+           ";\n";
   }
   for (std::size_t t = 0; t < threads_.size(); ++t) {
     std::vector<std::string> names;

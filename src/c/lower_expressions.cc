@@ -118,7 +118,7 @@ Val Lowering::CallValue(CXCursor call, Mode mode) {
     // A function's value: its call runs before the rest of the expression, into a temporary
     // (C leaves the order of an operator's operands open), but never where C might not call it.
     if (maybe_ > 0) Refuse(call, "a call after `&&`, `||` or `?`, which C may not make");
-    const Var t{Temp(boolean), false, boolean, false, false};
+    const Var t = Scalar(Temp(boolean), boolean);
     Call(call, &t);
     return {t.name, boolean};
   }

@@ -69,7 +69,7 @@ void Lowering::Stmt(CXCursor s) {
     case CXCursor_ReturnStmt: {
       Frame& f = frames_.back();
       if (!kids.empty() && f.exit >= 0 && !f.result.empty()) {
-        Assign({f.result, false, f.result_boolean, false, false}, kids[0], s);
+        Assign(Scalar(f.result, f.result_boolean), kids[0], s);
       }
       if (f.exit >= 0) {
         if (atomic_ != nullptr) {  // the atomic function's last statement (Inline)
@@ -230,7 +230,7 @@ void CasesOf(CXCursor s, std::vector<CXCursor>& out) {
 void Lowering::Switch(CXCursor s) {
   if (atomic_ != nullptr) Refuse(s, "a switch inside an atomic section");
   const std::vector<CXCursor> kids = Children(s);
-  const Var value{Temp(false), false, false, false, false};
+  const Var value = Scalar(Temp(false), false);
   Assign(value, kids.front(), s);
   std::vector<CXCursor> labels;
   CasesOf(kids.back(), labels);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "c/clang_ast.h"
@@ -25,7 +26,16 @@ struct Var {
   bool handle = false;  // a pthread_t
   long long size = 0;   // an array's elements (0: not an array)
   int bits = 0;         // an unsigned type's width (UnsignedBits): its values wrap
+  std::string init;     // a thread-local global's initial value (a local: "" is 0)
 };
+
+// A thread-local scalar variable: a temporary, or where a function's value goes.
+inline Var Scalar(std::string name, bool boolean) {
+  Var v;
+  v.name = std::move(name);
+  v.boolean = boolean;
+  return v;
+}
 
 struct Val {
   std::string text;
@@ -166,9 +176,13 @@ class Lowering {
     return v;
   }
 
+  // A global variable: shared, or with `__thread` each thread's own (a local of the program,
+  // each thread's copy starting at the initial value).
   void Global(CXCursor decl) {
-    const Var v = Declare(decl, true, "");
+    const bool shared = clang_getCursorTLSKind(decl) == CXTLS_None;
+    const Var v = Declare(decl, shared, "");
     if (v.handle) return;
+    if (!shared && v.mutex) Refuse(decl, "a thread-local mutex");
     const std::string zero = v.boolean ? "false" : "0";
     std::vector<std::string> init(static_cast<std::size_t>(std::max(v.size, 1LL)), zero);
     for (const CXCursor kid : Children(decl)) {
@@ -189,6 +203,10 @@ class Lowering {
       value = "{";
       for (std::size_t i = 0; i < init.size(); ++i) value += (i > 0 ? ", " : "") + init[i];
       value += "}";
+    }
+    if (!shared) {
+      locals_.back().init = value;  // Declare put it last
+      return;
     }
     globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
                        value + ";");
@@ -268,7 +286,7 @@ class Lowering {
 
   std::string Temp(bool boolean) {
     std::string name = Fresh("tmp");
-    locals_.push_back({name, false, boolean, false, false});
+    locals_.push_back(Scalar(name, boolean));
     return name;
   }
 
