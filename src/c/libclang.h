@@ -12,6 +12,7 @@ namespace druba::c {
   X(clang_Cursor_Evaluate)           \
   X(clang_Cursor_getArgument)        \
   X(clang_Cursor_getNumArguments)    \
+  X(clang_Cursor_getStorageClass)    \
   X(clang_Cursor_getTranslationUnit) \
   X(clang_EvalResult_dispose)        \
   X(clang_EvalResult_getAsLongLong)  \
@@ -78,6 +79,7 @@ const LibClang& Clang();
 #define clang_Cursor_Evaluate ::druba::c::Clang().clang_Cursor_Evaluate_
 #define clang_Cursor_getArgument ::druba::c::Clang().clang_Cursor_getArgument_
 #define clang_Cursor_getNumArguments ::druba::c::Clang().clang_Cursor_getNumArguments_
+#define clang_Cursor_getStorageClass ::druba::c::Clang().clang_Cursor_getStorageClass_
 #define clang_Cursor_getTranslationUnit ::druba::c::Clang().clang_Cursor_getTranslationUnit_
 #define clang_EvalResult_dispose ::druba::c::Clang().clang_EvalResult_dispose_
 #define clang_EvalResult_getAsLongLong ::druba::c::Clang().clang_EvalResult_getAsLongLong_

@@ -118,6 +118,11 @@ void Lowering::LabelOrGoto(CXCursor s) {
 void Lowering::Declarations(CXCursor s) {
   for (const CXCursor decl : Children(s)) {
     if (KindOf(decl) != CXCursor_VarDecl) Refuse(decl, "a declaration of this kind");
+    // A static local is one variable for every thread and every call, given its value once.
+    const CX_StorageClass storage = clang_Cursor_getStorageClass(decl);
+    if (storage == CX_SC_Static || storage == CX_SC_Extern) {
+      Refuse(decl, "a local variable declared static or extern");
+    }
     const Var v = Declare(decl, false, frames_.back().function + "_");
     for (const CXCursor init : Children(decl)) {
       if (clang_isExpression(KindOf(init)) == 0) continue;

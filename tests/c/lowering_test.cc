@@ -181,5 +181,19 @@ TEST(LoweringTest, AnArrayLargerThanDrbsIsRefusedWithItsSize) {
               HasSubstr("p.c:2:5: error: an array of 300 elements (druba's have 1 to 256)"));
 }
 
+TEST(LoweringTest, AStaticLocalIsRefusedAtItsPlace) {
+  // One variable for every thread, given its value once: read as a local, each thread would
+  // have its own, set again at each call.
+  const Program p("int main(void) {\n  static int calls = 0;\n  calls++;\n  return 0;\n}\n");
+  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:3:14: error: a local variable declared static"));
+}
+
+TEST(LoweringTest, AThreadLocalGlobalIsALocalWithItsInitialValue) {
+  const Program p("__thread int mine = 3;\nint main(void) { mine = 1; return 0; }\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("local int mine = 3;"));
+  EXPECT_THAT(out, Not(HasSubstr("shared int mine")));
+}
+
 }  // namespace
 }  // namespace druba::c
