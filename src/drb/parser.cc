@@ -560,7 +560,8 @@ Program ParseProgram(std::string_view text, const std::string& file) {
   if (file.ends_with(".c")) {
     for (Statement& st : program.statements) {  // `c21`, `c21_2`: C line 21
       const std::size_t digits = st.label.find_first_not_of("0123456789", 1);
-      const std::string line = st.label.substr(1, digits == std::string::npos ? digits : digits - 1);
+      const std::string line =
+          st.label.substr(1, digits == std::string::npos ? digits : digits - 1);
       if (st.label.starts_with('c') && !line.empty() && line.size() < 9 &&
           (digits == std::string::npos || st.label[digits] == '_')) {
         st.where = {file, static_cast<std::uint32_t>(std::stoul(line)), 0};
