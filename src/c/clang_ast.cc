@@ -357,6 +357,23 @@ int UnsignedBits(CXType type) {
   }
 }
 
+int SignedBits(CXType type) {
+  switch (clang_getCanonicalType(type).kind) {
+    case CXType_Char_S:
+    case CXType_SChar:
+      return 8;
+    case CXType_Short:
+      return 16;
+    case CXType_Int:
+    case CXType_Long:  // ILP32
+      return 32;
+    case CXType_LongLong:
+      return 64;
+    default:
+      return 0;
+  }
+}
+
 std::string Wrapped(const std::string& x, int bits) {
   const std::string modulus = bits == 64 ? "18446744073709551616" : std::to_string(1ULL << bits);
   return "(" + x + " % " + modulus + ")";

@@ -48,6 +48,8 @@ ForParts ForHeader(CXCursor s);
 // The width of an unsigned integer type in ILP32, SV-COMP's data model (8, 16, 32 or 64: its
 // arithmetic wraps at 2^width); 0 for any other type.
 int UnsignedBits(CXType type);
+// The width of a signed integer type in ILP32 (8, 16, 32 or 64); 0 for any other type.
+int SignedBits(CXType type);
 // x modulo 2^bits, as .drb text (`%` of .drb is never negative: C's unsigned wraparound).
 std::string Wrapped(const std::string& x, int bits);
 // The value of an integer constant expression, when it is one.

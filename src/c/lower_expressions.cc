@@ -123,15 +123,26 @@ Val Lowering::CallValue(CXCursor call, Mode mode) {
     return {t.name, boolean};
   }
   const std::string t = Temp(boolean);
-  // An unsigned value is never negative (its bound above is not modelled: docs/c.md).
-  const bool natural = name.starts_with("__VERIFIER_nondet_u");
-  if (!natural) {
+  if (boolean) {
     Emit(t + " := *", call);
-  } else if (atomic_ != nullptr) {
+    return {t, boolean};
+  }
+  // Any value of the call's type in ILP32, and no other (an int is never 2^31).
+  const CXType type = clang_getCursorType(call);
+  const int bits = UnsignedBits(type);
+  const int width = bits > 0 ? bits : SignedBits(type);
+  if (width == 0) Refuse(call, "a nondeterministic value of this type");
+  const auto power = [](int n) {
+    return n == 64 ? std::string("18446744073709551616") : std::to_string(1ULL << n);
+  };
+  const std::string range =
+      bits > 0 ? t + " >= 0 && " + t + " < " + power(bits)
+               : t + " >= -" + power(width - 1) + " && " + t + " < " + power(width - 1);
+  if (atomic_ != nullptr) {
     Emit(t + " := *", call);
-    Emit("assume " + t + " >= 0", call);
+    Emit("assume " + range, call);
   } else {
-    Emit("atomic { " + t + " := *; assume " + t + " >= 0 }", call);
+    Emit("atomic { " + t + " := *; assume " + range + " }", call);
   }
   return {t, boolean};
 }
