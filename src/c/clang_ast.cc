@@ -112,12 +112,6 @@ bool OneOf(const std::string& s, std::initializer_list<const char*> set) {
   return false;
 }
 
-unsigned Offset(CXSourceLocation at) {
-  unsigned offset = 0;
-  clang_getExpansionLocation(at, nullptr, nullptr, nullptr, &offset);
-  return offset;
-}
-
 }  // namespace
 
 // The main file's tokens and its macro uses' separators, by translation unit (FileText).
@@ -277,11 +271,11 @@ void ReadExpanded(CXTranslationUnit unit, FileText& text) {
   CXUnsavedFile unsaved{file.c_str(), source.data(), static_cast<unsigned long>(source.size())};
   CXIndex index = clang_createIndex(0, 0);
   CXTranslationUnit copy = nullptr;
-  if (Parse(index, file, &unsaved, &copy) == CXError_Success && copy != nullptr) {
+  if (Parse(index, file, &unsaved, &copy) == CXError_Success && copy != nullptr &&
+      !HasErrors(copy)) {
     for (const CXCursor fn : Children(clang_getTranslationUnitCursor(copy))) {
       const auto original = originals.find(Spelling(fn));
-      if (HasErrors(copy) || original == originals.end() || KindOf(fn) != CXCursor_FunctionDecl)
-        continue;
+      if (original == originals.end() || KindOf(fn) != CXCursor_FunctionDecl) continue;
       std::vector<CXCursor> again;
       OperatorsIn(fn, again);
       if (!SameShape(original->second, again)) continue;
@@ -291,8 +285,8 @@ void ReadExpanded(CXTranslationUnit unit, FileText& text) {
       }
     }
     Texts().erase(copy);
-    clang_disposeTranslationUnit(copy);
   }
+  if (copy != nullptr) clang_disposeTranslationUnit(copy);
   clang_disposeIndex(index);
 }
 
@@ -311,26 +305,22 @@ std::string OperatorOf(CXCursor c) {
 }
 
 ForParts ForHeader(CXCursor s) {
-  const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(s);
-  CXToken* tokens = nullptr;
-  unsigned n = 0;
-  clang_tokenize(unit, clang_getCursorExtent(s), &tokens, &n);
+  const CXSourceRange extent = clang_getCursorExtent(s);
   std::vector<unsigned> semicolons;
   int depth = 0;
-  for (unsigned i = 0; i < n && semicolons.size() < 2; ++i) {
-    const std::string t = Text(clang_getTokenSpelling(unit, tokens[i]));
+  for (const auto& [at, t] :
+       TokensBetween(s, clang_getRangeStart(extent), clang_getRangeEnd(extent))) {
     depth += t == "(" ? 1 : t == ")" ? -1 : 0;
-    if (t == ";" && depth == 1)
-      semicolons.push_back(Offset(clang_getTokenLocation(unit, tokens[i])));
+    if (t == ";" && depth == 1) semicolons.push_back(at);
+    if (semicolons.size() == 2) break;
   }
-  clang_disposeTokens(unit, tokens, n);
   std::vector<CXCursor> kids = Children(s);
   if (semicolons.size() != 2 || kids.empty())
     Refuse(s, "a for loop whose header druba could not read");
   ForParts out{std::nullopt, std::nullopt, std::nullopt, kids.back()};
   kids.pop_back();
   for (const CXCursor kid : kids) {
-    const unsigned at = Offset(clang_getRangeStart(clang_getCursorExtent(kid)));
+    const unsigned at = FileOffset(clang_getRangeStart(clang_getCursorExtent(kid))).second;
     std::optional<CXCursor>& part = at < semicolons[0]   ? out.init
                                     : at < semicolons[1] ? out.cond
                                                          : out.inc;
@@ -340,43 +330,39 @@ ForParts ForHeader(CXCursor s) {
   return out;
 }
 
-int UnsignedBits(CXType type) {
-  switch (clang_getCanonicalType(type).kind) {
-    case CXType_Char_U:
-    case CXType_UChar:
-      return 8;
-    case CXType_UShort:
-      return 16;
-    case CXType_UInt:
-    case CXType_ULong:  // ILP32
-      return 32;
-    case CXType_ULongLong:
-      return 64;
-    default:
-      return 0;
-  }
-}
-
-int SignedBits(CXType type) {
+IntegerType IntegerOf(CXType type) {
   switch (clang_getCanonicalType(type).kind) {
     case CXType_Char_S:
     case CXType_SChar:
-      return 8;
+      return {8, false};
+    case CXType_Char_U:
+    case CXType_UChar:
+      return {8, true};
     case CXType_Short:
-      return 16;
+      return {16, false};
+    case CXType_UShort:
+      return {16, true};
     case CXType_Int:
     case CXType_Long:  // ILP32
-      return 32;
+      return {32, false};
+    case CXType_UInt:
+    case CXType_ULong:
+      return {32, true};
     case CXType_LongLong:
-      return 64;
+      return {64, false};
+    case CXType_ULongLong:
+      return {64, true};
     default:
-      return 0;
+      return {};
   }
 }
 
+std::string PowerOfTwo(int n) {
+  return n == 64 ? "18446744073709551616" : std::to_string(1ULL << n);
+}
+
 std::string Wrapped(const std::string& x, int bits) {
-  const std::string modulus = bits == 64 ? "18446744073709551616" : std::to_string(1ULL << bits);
-  return "(" + x + " % " + modulus + ")";
+  return "(" + x + " % " + PowerOfTwo(bits) + ")";
 }
 
 std::optional<long long> IntegerValue(CXCursor c) {

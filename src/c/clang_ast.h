@@ -45,11 +45,15 @@ struct ForParts {
   CXCursor body;
 };
 ForParts ForHeader(CXCursor s);
-// The width of an unsigned integer type in ILP32, SV-COMP's data model (8, 16, 32 or 64: its
-// arithmetic wraps at 2^width); 0 for any other type.
-int UnsignedBits(CXType type);
-// The width of a signed integer type in ILP32 (8, 16, 32 or 64); 0 for any other type.
-int SignedBits(CXType type);
+// An integer type of ILP32, SV-COMP's data model: its width (8, 16, 32 or 64; 0 for a type that
+// is not an integer type) and whether it is unsigned (its arithmetic wraps at 2^width).
+struct IntegerType {
+  int bits = 0;
+  bool is_unsigned = false;
+};
+IntegerType IntegerOf(CXType type);
+// 2^n, as decimal text (n up to 64).
+std::string PowerOfTwo(int n);
 // x modulo 2^bits, as .drb text (`%` of .drb is never negative: C's unsigned wraparound).
 std::string Wrapped(const std::string& x, int bits);
 // The value of an integer constant expression, when it is one.

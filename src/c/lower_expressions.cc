@@ -10,7 +10,8 @@ namespace druba::c::internal {
 
 Val Lowering::Expr(CXCursor e, Mode mode) {
   Val v = Value(e, mode);
-  const int bits = UnsignedBits(clang_getCursorType(e));
+  const IntegerType type = IntegerOf(clang_getCursorType(e));
+  const int bits = type.is_unsigned ? type.bits : 0;
   if (bits == 0 || v.boolean || mode == Mode::kCount || InRange(e, bits)) return v;
   return {Wrapped(v.text, bits), false};
 }
@@ -128,16 +129,11 @@ Val Lowering::CallValue(CXCursor call, Mode mode) {
     return {t, boolean};
   }
   // Any value of the call's type in ILP32, and no other (an int is never 2^31).
-  const CXType type = clang_getCursorType(call);
-  const int bits = UnsignedBits(type);
-  const int width = bits > 0 ? bits : SignedBits(type);
-  if (width == 0) Refuse(call, "a nondeterministic value of this type");
-  const auto power = [](int n) {
-    return n == 64 ? std::string("18446744073709551616") : std::to_string(1ULL << n);
-  };
-  const std::string range =
-      bits > 0 ? t + " >= 0 && " + t + " < " + power(bits)
-               : t + " >= -" + power(width - 1) + " && " + t + " < " + power(width - 1);
+  const IntegerType type = IntegerOf(clang_getCursorType(call));
+  if (type.bits == 0) Refuse(call, "a nondeterministic value of this type");
+  const std::string range = type.is_unsigned ? t + " >= 0 && " + t + " < " + PowerOfTwo(type.bits)
+                                             : t + " >= -" + PowerOfTwo(type.bits - 1) + " && " +
+                                                   t + " < " + PowerOfTwo(type.bits - 1);
   if (atomic_ != nullptr) {
     Emit(t + " := *", call);
     Emit("assume " + range, call);

@@ -25,7 +25,7 @@ struct Var {
   bool mutex = false;
   bool handle = false;  // a pthread_t
   long long size = 0;   // an array's elements (0: not an array)
-  int bits = 0;         // an unsigned type's width (UnsignedBits): its values wrap
+  int bits = 0;         // an unsigned type's width (IntegerOf): its values wrap
   std::string init;     // a thread-local global's initial value (a local: "" is 0)
 };
 
@@ -148,27 +148,10 @@ class Lowering {
                            std::to_string(kMaxArray) + ")");
         }
       }
-      v.bits = UnsignedBits(element);
-      switch (element.kind) {
-        case CXType_Bool:
-          v.boolean = true;
-          break;
-        case CXType_Char_S:
-        case CXType_Char_U:
-        case CXType_SChar:
-        case CXType_UChar:
-        case CXType_Short:
-        case CXType_UShort:
-        case CXType_Int:
-        case CXType_UInt:
-        case CXType_Long:
-        case CXType_ULong:
-        case CXType_LongLong:
-        case CXType_ULongLong:
-          break;
-        default:
-          Refuse(decl, "a variable of type '" + spelled + "'");
-      }
+      const IntegerType integer = IntegerOf(element);
+      v.bits = integer.is_unsigned ? integer.bits : 0;
+      v.boolean = element.kind == CXType_Bool;
+      if (!v.boolean && integer.bits == 0) Refuse(decl, "a variable of type '" + spelled + "'");
     }
     v.name = Fresh(prefix + Spelling(decl));
     vars_[Usr(decl)] = v;
