@@ -13,10 +13,16 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
   const IntegerType type = IntegerOf(clang_getCursorType(e));
   const int bits = type.is_unsigned ? type.bits : 0;
   if (bits == 0 || v.boolean || mode == Mode::kCount || InRange(e, bits)) return v;
+  // A constant of an unsigned type is written as its value (`0u - 1` as 4294967295).
+  if (const std::optional<long long> c = IntegerValue(Bare(e));
+      c && *c >= 0 && (bits == 64 || *c < (1LL << bits))) {
+    return {std::to_string(*c), false};
+  }
   return {Wrapped(v.text, bits), false};
 }
 
-// A read of a variable of an unsigned type no wider, or a constant in range: no wrap needed.
+// A read of a variable of an unsigned type no wider, or a literal in range: no wrap needed. Not
+// any constant: clang's value of `0u - 1` is in range, the text it is written as is not.
 bool Lowering::InRange(CXCursor e, int bits) {
   CXCursor b = Bare(e);
   if (KindOf(b) == CXCursor_ArraySubscriptExpr) b = Bare(Children(b)[0]);
@@ -24,6 +30,8 @@ bool Lowering::InRange(CXCursor e, int bits) {
     const auto it = vars_.find(Usr(clang_getCursorReferenced(b)));
     if (it != vars_.end() && it->second.bits > 0 && it->second.bits <= bits) return true;
   }
+  const CXCursorKind k = clang_getCursorKind(b);
+  if (k != CXCursor_IntegerLiteral && k != CXCursor_CharacterLiteral) return false;
   const std::optional<long long> v = IntegerValue(b);
   return v && *v >= 0 && (bits == 64 || *v < (1LL << bits));
 }
