@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -51,8 +53,16 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         ordered_(ordered),
         thread_(ordered ? ctx.int_sort() : ctx.uninterpreted_sort("Thread")),
         n_(ctx.int_const("n")) {
-    for (const auto& st : p.statements) drb::ValueCounts(st.body, counts_);
-    for (const auto& pred : spec.predicates) drb::ValueCounts(*pred.expr, counts_);
+    for (const auto& st : p.statements) {
+      std::vector<const Expr*> here;
+      drb::ValueCounts(st.body, here);
+      Read(here);
+    }
+    for (const auto& pred : spec.predicates) {
+      std::vector<const Expr*> here;
+      drb::ValueCounts(*pred.expr, here);
+      Read(here);
+    }
     if (ordered) {
       for (const auto& pred : spec.predicates) drb::RankCounts(*pred.expr, ranks_);
     }
@@ -146,9 +156,24 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
-  // distinct threads witness it (for m from 1 to `most`).
+  // distinct threads witness it (for m from 1 to `most`). Two counts one expression reads split
+  // the threads into four parts (counted by both, the first only, the second only, neither), each
+  // of them at least 0 and at least 1 exactly when a thread is in it; the parts add up to n.
   z3::expr Witnessed(const State& s, int most) {
     z3::expr out = ctx_.bool_val(true);
+    for (const auto& [a, b] : together_) {
+      const z3::expr both = ctx_.int_const(Name("both").c_str());
+      const z3::expr part[4] = {both, s.counts[a] - both, s.counts[b] - both,
+                                n_ - s.counts[a] - s.counts[b] + both};
+      for (int k = 0; k < 4; ++k) {
+        const z3::expr w = Thread("p");
+        const z3::expr in_a = Counted(a, s, w);
+        const z3::expr in_b = Counted(b, s, w);
+        const z3::expr here =
+            (k == 0 || k == 1 ? in_a : !in_a) && (k == 0 || k == 2 ? in_b : !in_b);
+        out = out && part[k] >= 0 && (part[k] >= 1) == Exists(w, here);
+      }
+    }
     for (std::size_t k = 0; k < s.counts.size(); ++k) {
       const z3::expr& c = s.counts[k];
       out = out && c >= 0 && c <= n_;
@@ -532,7 +557,25 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   bool ordered_;
   z3::sort thread_;
   z3::expr n_;
+  // Adds the counts one statement or predicate reads (`here`) to counts_ and each two of them to
+  // together_.
+  void Read(const std::vector<const Expr*>& here) {
+    std::vector<std::size_t> at;
+    for (const Expr* e : here) {
+      std::size_t k = 0;
+      while (k < counts_.size() && !drb::SameCount(*counts_[k], *e)) ++k;
+      if (k == counts_.size()) counts_.push_back(e);
+      at.push_back(k);
+    }
+    for (std::size_t x = 0; x < at.size(); ++x) {
+      for (std::size_t y = 0; y < at.size(); ++y) {
+        if (at[x] < at[y]) together_.insert({at[x], at[y]});
+      }
+    }
+  }
+
   std::vector<const Expr*> counts_;
+  std::set<std::pair<std::size_t, std::size_t>> together_;  // indices into counts_
   std::vector<const Expr*> ranks_;  // ordered: the abstraction's rank counts, one of each
   std::uint64_t next_ = 0;
 };

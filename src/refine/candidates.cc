@@ -17,6 +17,7 @@
 
 #include "interp/program.h"
 #include "interp/residues.h"
+#include "refine/counting_candidates.h"
 #include "refine/refine.h"
 
 namespace druba::predabs {
@@ -414,124 +415,6 @@ void UnsafeParts(const Program& program, std::vector<std::string>& out) {
   }
 }
 
-// Counting atoms for one thread template (`x == count(i: pc[i] == a || pc[i] == b)`): a shared
-// counter that each thread moves by one on its way through some locations. Along every path of
-// every statement the counter either keeps its value, changes by a constant, or is set otherwise;
-// a location's potential is the counter's change from the start to it (the first location has 0).
-// Potentials propagate along the constant changes only; a location also entered by another change
-// (a reset) has none, and nor does any conflicting one. Where the potentials are 0 and 1 the
-// counter would be the number of threads at the locations with 1: that set is the candidate, alone
-// and split by each Boolean local (a barrier counts the threads waiting for one sense).
-constexpr std::uint32_t kNoLocation = ~std::uint32_t{0};  // falls through to the rest
-
-struct Effect {
-  std::uint32_t to = 0;
-  std::optional<Int> delta;  // none: set otherwise
-};
-
-void Effects(std::uint32_t x, const std::vector<Instr>& block, std::size_t at,
-             std::optional<Int> delta, std::uint32_t next, std::vector<Effect>& out) {
-  for (std::size_t k = at; k < block.size(); ++k) {
-    const Instr& op = block[k];
-    if (op.kind == Instr::Kind::kGoto) {
-      out.push_back({op.label, delta});
-      return;
-    }
-    if (op.kind == Instr::Kind::kIf || op.kind == Instr::Kind::kChoice) {
-      // The rest of this block follows each branch that does not jump.
-      for (const std::vector<Instr>& branch : op.blocks) {
-        std::vector<Effect> inner;
-        Effects(x, branch, 0, delta, kNoLocation, inner);
-        for (const Effect& e : inner) {
-          if (e.to != kNoLocation) {
-            out.push_back(e);
-          } else {
-            Effects(x, block, k + 1, e.delta, next, out);
-          }
-        }
-      }
-      return;
-    }
-    if (op.kind != Instr::Kind::kAssign) continue;
-    for (std::size_t t = 0; t < op.targets.size(); ++t) {
-      const Instr::Target& target = op.targets[t];
-      if (target.local || target.index != nullptr || target.var != x) continue;
-      const Expr& rhs = *op.exprs[t];
-      std::optional<Int> step;
-      if (rhs.kind == Kind::kBinary && (rhs.op == Op::kAdd || rhs.op == Op::kSub)) {
-        const Expr& a = *rhs.args[0];
-        const Expr& b = *rhs.args[1];
-        const auto is_x = [&](const Expr& e) {
-          return e.kind == Kind::kShared && e.args.empty() && e.var == x;
-        };
-        if (is_x(a) && b.kind == Kind::kNumber) step = rhs.op == Op::kAdd ? b.value : -b.value;
-        if (rhs.op == Op::kAdd && is_x(b) && a.kind == Kind::kNumber) step = a.value;
-      }
-      delta = step && delta ? std::optional<Int>(*delta + *step) : std::nullopt;
-    }
-  }
-  out.push_back({next, delta});
-}
-
-void CountingAtoms(const Program& program, std::vector<std::string>& out) {
-  const ThreadTemplate& t = program.templates[0];
-  const std::string j = BinderName(program);
-  for (std::uint32_t x = 0; x < program.shared.size(); ++x) {
-    if (program.shared[x].type == Type::kBool) continue;
-    std::vector<std::vector<Effect>> edges(t.size);
-    std::vector<bool> reset(program.statements.size() + 1, false);
-    for (std::uint32_t k = 0; k < t.size; ++k) {
-      const Statement& st = program.statements[t.first + k];
-      Effects(x, st.body, 0, Int(0), st.next, edges[k]);
-      for (const Effect& e : edges[k]) {
-        if (!e.delta && e.to < reset.size()) reset[e.to] = true;
-      }
-    }
-    std::vector<std::optional<Int>> potential(program.statements.size() + 1);
-    std::vector<bool> conflict(potential.size(), false);
-    potential[t.first] = Int(0);
-    std::vector<std::uint32_t> work{t.first};
-    bool changes = false;
-    while (!work.empty()) {
-      const std::uint32_t at = work.back();
-      work.pop_back();
-      if (at < t.first || at >= t.first + t.size) continue;
-      for (const Effect& e : edges[at - t.first]) {
-        if (!e.delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
-        changes = changes || *e.delta != 0;
-        const Int value = *potential[at] + *e.delta;
-        if (!potential[e.to]) {
-          potential[e.to] = value;
-          work.push_back(e.to);
-        } else if (*potential[e.to] != value) {
-          conflict[e.to] = true;
-        }
-      }
-    }
-    std::vector<std::string> at_one;
-    bool usable = changes;
-    for (std::uint32_t k = t.first; k < t.first + t.size && usable; ++k) {
-      if (!potential[k] || conflict[k] || *potential[k] == 0) continue;
-      usable = *potential[k] == 1 && program.statements[k].label[0] != '@';
-      at_one.push_back(fmt::format("pc[{}] == {}", j, program.statements[k].label));
-    }
-    if (!usable || at_one.empty()) continue;
-    const std::string where =
-        at_one.size() == 1 ? at_one[0] : fmt::format("({})", fmt::join(at_one, " || "));
-    const std::string init =
-        program.shared[x].init == 0 ? "" : " + " + program.shared[x].init.str();
-    const auto atom = [&](const std::string& body) {
-      return fmt::format("{} == count({}: {}){}", program.shared[x].name, j, body, init);
-    };
-    out.push_back(atom(where));
-    for (const Variable& local : program.locals) {
-      if (local.type != Type::kBool || local.name.find('[') != std::string::npos) continue;
-      out.push_back(atom(fmt::format("{} && {}[{}]", where, local.name, j)));
-      out.push_back(atom(fmt::format("{} && !{}[{}]", where, local.name, j)));
-    }
-  }
-}
-
 // Last among the candidates (after the forms over other threads, which they must not crowd out of
 // the pool): the range of each variable only ever set to constants (`lo <= v && v <= hi`), and
 // differences and sums of related pairs equal to small literals of the program.
@@ -582,7 +465,7 @@ std::vector<std::string> CandidatePredicates(const Program& program) {
   UnsafeParts(program, out);
   if (program.templates.size() == 1) {
     OtherThreadForms(program, atoms, out);
-    CountingAtoms(program, out);
+    CountingAtoms(program, BinderName(program), out);
   }
   RelationAtoms(program, out);
   std::vector<std::string> unique;

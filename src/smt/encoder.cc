@@ -8,11 +8,36 @@
 
 namespace druba::predabs {
 Encoder::Encoder(const Program& program, Solver& solver) : program_(program), s_(solver) {
-  for (const Statement& st : program.statements) drb::ValueCounts(st.body, counts_);
+  for (const Statement& st : program.statements) {
+    std::vector<const Expr*> here;
+    drb::ValueCounts(st.body, here);
+    Track(here);
+  }
 }
 
 void Encoder::TrackCounts(const Expr& e) {
-  drb::ValueCounts(e, counts_);
+  std::vector<const Expr*> here;
+  drb::ValueCounts(e, here);
+  Track(here);
+}
+
+void Encoder::Track(const std::vector<const Expr*>& here) {
+  std::vector<std::size_t> at;
+  for (const Expr* e : here) {
+    auto it = std::find_if(counts_.begin(), counts_.end(),
+                           [&](const Expr* c) { return drb::SameCount(*c, *e); });
+    if (it == counts_.end()) it = counts_.insert(counts_.end(), e);
+    at.push_back(static_cast<std::size_t>(it - counts_.begin()));
+  }
+  std::sort(at.begin(), at.end());
+  for (std::size_t a = 0; a < at.size(); ++a) {
+    for (std::size_t b = a + 1; b < at.size(); ++b) {
+      const std::pair<std::size_t, std::size_t> pair{at[a], at[b]};
+      if (std::find(count_pairs_.begin(), count_pairs_.end(), pair) == count_pairs_.end()) {
+        count_pairs_.push_back(pair);
+      }
+    }
+  }
 }
 
 void Encoder::TrackRanks(const Expr& e) {

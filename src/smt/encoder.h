@@ -256,7 +256,10 @@ class Encoder {
   // of the query's threads (and make the solver slow).
   Term AtLeastNamed(Term c, const ThreadCount& count, const std::vector<Term>& threads,
                     const std::function<Term(Term)>& holds);
-  // CountRange of every tracked count of `state`, to `parts`; the initial states' counts (all
+  // CountRange of every tracked count of `state`, to `parts`, and for two counts read together
+  // (`c == count(i: pc[i] == b) + 2 * count(i: pc[i] == d)`), the threads they split four ways:
+  // counted by both, by one, by the other, by neither, each a number in 0..n that is positive
+  // exactly when a thread witnesses it, the four adding up to n. The initial states' counts (all
   // threads or none) likewise.
   void CountFacts(const SymState& state, const ThreadCount& count, std::vector<Term>& parts);
   void InitialCounts(const SymState& state, const ThreadCount& count, std::vector<Term>& parts);
@@ -273,7 +276,12 @@ class Encoder {
   Solver& s_;
   bool pointwise_posts_ = false;
   std::uint32_t count_witnesses_ = 2;
-  std::vector<const Expr*> counts_;       // the tracked counts, one of each (drb::SameCount)
+  // Adds the counts of one expression or statement (`here`) to the tracked ones, and each two of
+  // them to the pairs whose threads well-formed states split four ways (CountFacts).
+  void Track(const std::vector<const Expr*>& here);
+  std::vector<const Expr*> counts_;  // the tracked counts, one of each (drb::SameCount)
+  // The tracked counts read together (indices into counts_, the smaller first).
+  std::vector<std::pair<std::size_t, std::size_t>> count_pairs_;
   std::vector<const Expr*> rank_counts_;  // the tracked rank counts, one of each
 };
 

@@ -170,6 +170,27 @@ void Encoder::CountFacts(const SymState& state, const ThreadCount& count,
     parts.push_back(
         CountRange(state.counts[k], count, [&](Term i) { return Counted(k, state, count, i); }));
   }
+  for (const auto& pair : count_pairs_) {
+    const std::size_t a = pair.first;
+    const std::size_t b = pair.second;
+    if (a >= state.counts.size() || b >= state.counts.size()) continue;
+    const Term both = s_.FreshInt("both");
+    const Term ca = state.counts[a];
+    const Term cb = state.counts[b];
+    const Term cells[4] = {
+        both, s_.Apply(Fn::kSub, {ca, both}), s_.Apply(Fn::kSub, {cb, both}),
+        s_.Apply(Fn::kAdd, {s_.Apply(Fn::kSub, {count.n, ca}), s_.Apply(Fn::kSub, {both, cb})})};
+    for (int cell = 0; cell < 4; ++cell) {
+      // 0: counted by both; 1: by a only; 2: by b only; 3: by neither.
+      const auto holds = [&](Term i) {
+        const Term in_a = Counted(a, state, count, i);
+        const Term in_b = Counted(b, state, count, i);
+        return s_.And({cell < 2 ? in_a : s_.Not(in_a), cell % 2 == 0 ? in_b : s_.Not(in_b)});
+      };
+      parts.push_back(s_.Le(s_.Num(0), cells[cell]));
+      parts.push_back(s_.Eq(s_.Le(s_.Num(1), cells[cell]), Witnesses(count, 1, holds)));
+    }
+  }
 }
 
 void Encoder::InitialCounts(const SymState& state, const ThreadCount& count,

@@ -1,0 +1,206 @@
+// Counting candidates of refinement (counting_candidates.h): a shared counter that each thread
+// moves by constants on its way through some locations. Along every path of every statement the
+// counter either keeps its value, changes by a constant, or is set otherwise; a location's
+// potential is the counter's change from the start to it (the first location has 0). Potentials
+// propagate along the constant changes only; a location also entered by another change (a reset)
+// has none, and nor does any conflicting one. The counter would then be the sum over the threads of
+// their locations' potentials: the count of the threads at each potential, weighted by it (`c ==
+// count(j: pc[j] == b) + 2 * count(j: pc[j] == wait || pc[j] == end)` after two fetch-and-adds),
+// alone and split by each Boolean local (a barrier counts the threads waiting for one sense).
+#include "refine/counting_candidates.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace druba::predabs {
+namespace {
+
+using Kind = Expr::Kind;
+using Op = Expr::Op;
+
+constexpr std::uint32_t kNoLocation = ~std::uint32_t{0};  // falls through to the rest
+
+struct Effect {
+  std::uint32_t to = 0;
+  std::optional<Int> delta;  // none: set otherwise
+};
+
+// The counter x and the locals that copy it (`t := x`, a read before the write `x := t + 1` of a
+// C `x++`, which another thread may race with: the candidate is a guess the proof then checks).
+struct Counter {
+  std::uint32_t x = 0;
+  std::set<std::uint32_t> copies;
+};
+
+// `x % m` with m a literal: a wrap of unsigned C arithmetic, which a counter in range never makes.
+const Expr& Unwrapped(const Expr& e) {
+  if (e.kind == Kind::kBinary && e.op == Op::kMod && e.args[1]->kind == Kind::kNumber) {
+    return Unwrapped(*e.args[0]);
+  }
+  return e;
+}
+
+// The constant by which `rhs` changes the counter (x + k, k + x, x - k, or a copy's t + k).
+std::optional<Int> StepOf(const Counter& c, const Expr& written) {
+  const Expr& rhs = Unwrapped(written);
+  if (rhs.kind != Kind::kBinary || (rhs.op != Op::kAdd && rhs.op != Op::kSub)) return std::nullopt;
+  const auto is_x = [&](const Expr& e) {
+    const Expr& u = Unwrapped(e);
+    return u.args.empty() && ((u.kind == Kind::kShared && u.var == c.x) ||
+                              (u.kind == Kind::kLocal && c.copies.contains(u.var)));
+  };
+  const Expr& a = *rhs.args[0];
+  const Expr& b = *rhs.args[1];
+  if (is_x(a) && b.kind == Kind::kNumber) return rhs.op == Op::kAdd ? b.value : Int(-b.value);
+  if (rhs.op == Op::kAdd && is_x(b) && a.kind == Kind::kNumber) return a.value;
+  return std::nullopt;
+}
+
+void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at,
+             std::optional<Int> delta, std::uint32_t next, std::vector<Effect>& out) {
+  for (std::size_t k = at; k < block.size(); ++k) {
+    const Instr& op = block[k];
+    if (op.kind == Instr::Kind::kGoto) {
+      out.push_back({op.label, delta});
+      return;
+    }
+    if (op.kind == Instr::Kind::kIf || op.kind == Instr::Kind::kChoice) {
+      // The rest of this block follows each branch that does not jump.
+      for (const std::vector<Instr>& branch : op.blocks) {
+        std::vector<Effect> inner;
+        Effects(c, branch, 0, delta, kNoLocation, inner);
+        for (const Effect& e : inner) {
+          if (e.to != kNoLocation) {
+            out.push_back(e);
+          } else {
+            Effects(c, block, k + 1, e.delta, next, out);
+          }
+        }
+      }
+      return;
+    }
+    if (op.kind != Instr::Kind::kAssign) continue;
+    for (std::size_t t = 0; t < op.targets.size(); ++t) {
+      const Instr::Target& target = op.targets[t];
+      if (target.local || target.index != nullptr || target.var != c.x) continue;
+      const std::optional<Int> step = StepOf(c, *op.exprs[t]);
+      delta = step && delta ? std::optional<Int>(*delta + *step) : std::nullopt;
+    }
+  }
+  out.push_back({next, delta});
+}
+
+// The locals some statement sets to the counter's value (`t := x`).
+std::set<std::uint32_t> CopiesOf(const std::vector<Instr>& block, std::uint32_t x) {
+  std::set<std::uint32_t> out;
+  for (const Instr& op : block) {
+    for (const std::vector<Instr>& inner : op.blocks) out.merge(CopiesOf(inner, x));
+    if (op.kind != Instr::Kind::kAssign) continue;
+    for (std::size_t t = 0; t < op.targets.size(); ++t) {
+      const Expr& rhs = Unwrapped(*op.exprs[t]);
+      if (op.targets[t].local && op.targets[t].index == nullptr && rhs.kind == Kind::kShared &&
+          rhs.args.empty() && rhs.var == x) {
+        out.insert(op.targets[t].var);
+      }
+    }
+  }
+  return out;
+}
+
+// Each location's potential for the counter, none where it has no single one.
+std::vector<std::optional<Int>> Potentials(const Program& program, const Counter& c,
+                                           bool& changes) {
+  const ThreadTemplate& t = program.templates[0];
+  std::vector<std::vector<Effect>> edges(t.size);
+  std::vector<bool> reset(program.statements.size() + 1, false);
+  for (std::uint32_t k = 0; k < t.size; ++k) {
+    const Statement& st = program.statements[t.first + k];
+    Effects(c, st.body, 0, Int(0), st.next, edges[k]);
+    for (const Effect& e : edges[k]) {
+      if (!e.delta && e.to < reset.size()) reset[e.to] = true;
+    }
+  }
+  std::vector<std::optional<Int>> potential(program.statements.size() + 1);
+  std::vector<bool> conflict(potential.size(), false);
+  potential[t.first] = Int(0);
+  std::vector<std::uint32_t> work{t.first};
+  changes = false;
+  while (!work.empty()) {
+    const std::uint32_t at = work.back();
+    work.pop_back();
+    if (at < t.first || at >= t.first + t.size) continue;
+    for (const Effect& e : edges[at - t.first]) {
+      if (!e.delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
+      changes = changes || *e.delta != 0;
+      const Int value = *potential[at] + *e.delta;
+      if (!potential[e.to]) {
+        potential[e.to] = value;
+        work.push_back(e.to);
+      } else if (*potential[e.to] != value) {
+        conflict[e.to] = true;
+      }
+    }
+  }
+  for (std::size_t k = 0; k < potential.size(); ++k) {
+    if (conflict[k]) potential[k].reset();
+  }
+  return potential;
+}
+
+}  // namespace
+
+void CountingAtoms(const Program& program, const std::string& j, std::vector<std::string>& out) {
+  const ThreadTemplate& t = program.templates[0];
+  for (std::uint32_t x = 0; x < program.shared.size(); ++x) {
+    if (program.shared[x].type == Type::kBool) continue;
+    Counter counter{x, {}};
+    for (std::uint32_t k = t.first; k < t.first + t.size; ++k) {
+      counter.copies.merge(CopiesOf(program.statements[k].body, x));
+    }
+    bool changes = false;
+    const std::vector<std::optional<Int>> potential = Potentials(program, counter, changes);
+    // The locations by potential (the end's too, a thread that has finished keeps its share).
+    std::map<Int, std::vector<std::string>> by_weight;
+    bool usable = changes;
+    for (std::uint32_t k = t.first; k <= t.first + t.size && usable; ++k) {
+      const std::uint32_t at = k < t.first + t.size ? k : t.end_pc;
+      if (at >= potential.size() || !potential[at] || *potential[at] == 0) continue;
+      const std::string label = at == t.end_pc ? "end" : program.statements[at].label;
+      usable = label[0] != '@';
+      by_weight[*potential[at]].push_back(fmt::format("pc[{}] == {}", j, label));
+    }
+    if (!usable || by_weight.empty()) continue;
+    const std::string init =
+        program.shared[x].init == 0 ? "" : " + " + program.shared[x].init.str();
+    const auto atom = [&](const std::string& also) {
+      std::string sum;
+      for (const auto& [weight, places] : by_weight) {
+        std::string where =
+            places.size() == 1 ? places[0] : fmt::format("({})", fmt::join(places, " || "));
+        const std::string term = fmt::format("count({}: {}{})", j, where, also);
+        const Int size = weight < 0 ? Int(-weight) : weight;
+        const std::string scaled = size == 1 ? term : size.str() + " * " + term;
+        if (sum.empty()) {
+          sum = weight < 0 ? "0 - " + scaled : scaled;
+        } else {
+          sum += (weight < 0 ? " - " : " + ") + scaled;
+        }
+      }
+      return fmt::format("{} == {}{}", program.shared[x].name, sum, init);
+    };
+    out.push_back(atom(""));
+    for (const Variable& local : program.locals) {
+      if (local.type != Type::kBool || local.name.find('[') != std::string::npos) continue;
+      out.push_back(atom(fmt::format(" && {}[{}]", local.name, j)));
+      out.push_back(atom(fmt::format(" && !{}[{}]", local.name, j)));
+    }
+  }
+}
+
+}  // namespace druba::predabs
