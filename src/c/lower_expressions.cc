@@ -14,7 +14,7 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
   const int bits = type.is_unsigned ? type.bits : 0;
   if (bits == 0 || v.boolean || mode == Mode::kCount || InRange(e, bits)) return v;
   // A constant of an unsigned type is written as its value (`0u - 1` as 4294967295).
-  if (const std::optional<long long> c = IntegerValue(Bare(e));
+  if (const std::optional<long long> c = IntegerValue(e);
       c && *c >= 0 && (bits == 64 || *c < (1LL << bits))) {
     return {std::to_string(*c), false};
   }
@@ -31,6 +31,10 @@ bool Lowering::InRange(CXCursor e, int bits) {
     if (it != vars_.end() && it->second.bits > 0 && it->second.bits <= bits) return true;
   }
   const CXCursorKind k = clang_getCursorKind(b);
+  if (k == CXCursor_BinaryOperator && OperatorOf(b) == "%" &&
+      IntegerOf(clang_getCursorType(b)).is_unsigned) {
+    return InRange(Children(b)[1], bits);  // below its divisor
+  }
   if (k != CXCursor_IntegerLiteral && k != CXCursor_CharacterLiteral) return false;
   const std::optional<long long> v = IntegerValue(b);
   return v && *v >= 0 && (bits == 64 || *v < (1LL << bits));
@@ -103,7 +107,11 @@ Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
   if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") {
     return {"(" + a + " " + op + " " + b + ")", true};
   }
-  const std::string value = Arith(op, a, b);
+  // Of an unsigned type both operands are (C's usual conversions): C's quotient is .drb's.
+  const bool unsigned_type = IntegerOf(clang_getCursorType(e)).is_unsigned;
+  const std::string value = unsigned_type && (op == "/" || op == "%")
+                                ? "(" + a + " " + op + " " + b + ")"
+                                : Arith(op, a, b);
   if (value.empty()) Refuse(e, "the operator '" + op + "' inside an expression");
   return {value, false};
 }

@@ -26,9 +26,16 @@ using Op = Expr::Op;
 
 constexpr std::uint32_t kNoLocation = ~std::uint32_t{0};  // falls through to the rest
 
+// Along a path: the counter's change so far (none: set otherwise) and its value where a condition
+// names it (`assume m == 0`), so that `m := 1` after it is an add of 1 (a lock as a counter).
+struct Path {
+  std::optional<Int> delta;
+  std::optional<Int> known;
+};
+
 struct Effect {
   std::uint32_t to = 0;
-  std::optional<Int> delta;  // none: set otherwise
+  Path path;
 };
 
 // The counter x and the locals that copy it (`t := x`, a read before the write `x := t + 1` of a
@@ -62,24 +69,45 @@ std::optional<Int> StepOf(const Counter& c, const Expr& written) {
   return std::nullopt;
 }
 
-void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at,
-             std::optional<Int> delta, std::uint32_t next, std::vector<Effect>& out) {
+// The value `cond` says the counter has where it holds (`x == k`, `k == x`), if it says one.
+std::optional<Int> ValueNamed(const Counter& c, const Expr& cond) {
+  if (cond.kind != Kind::kBinary || cond.op != Op::kEq) return std::nullopt;
+  const auto is_x = [&](const Expr& e) {
+    return e.kind == Kind::kShared && e.args.empty() && e.var == c.x;
+  };
+  const Expr& a = *cond.args[0];
+  const Expr& b = *cond.args[1];
+  if (is_x(a) && b.kind == Kind::kNumber) return b.value;
+  if (is_x(b) && a.kind == Kind::kNumber) return a.value;
+  return std::nullopt;
+}
+
+void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at, Path path,
+             std::uint32_t next, std::vector<Effect>& out) {
   for (std::size_t k = at; k < block.size(); ++k) {
     const Instr& op = block[k];
     if (op.kind == Instr::Kind::kGoto) {
-      out.push_back({op.label, delta});
+      out.push_back({op.label, path});
       return;
+    }
+    if (op.kind == Instr::Kind::kAssume) {
+      if (const std::optional<Int> v = ValueNamed(c, *op.exprs[0])) path.known = v;
+      continue;
     }
     if (op.kind == Instr::Kind::kIf || op.kind == Instr::Kind::kChoice) {
       // The rest of this block follows each branch that does not jump.
-      for (const std::vector<Instr>& branch : op.blocks) {
+      for (std::size_t branch = 0; branch < op.blocks.size(); ++branch) {
+        Path in = path;
+        if (op.kind == Instr::Kind::kIf && branch == 0) {
+          if (const std::optional<Int> v = ValueNamed(c, *op.exprs[0])) in.known = v;
+        }
         std::vector<Effect> inner;
-        Effects(c, branch, 0, delta, kNoLocation, inner);
+        Effects(c, op.blocks[branch], 0, in, kNoLocation, inner);
         for (const Effect& e : inner) {
           if (e.to != kNoLocation) {
             out.push_back(e);
           } else {
-            Effects(c, block, k + 1, e.delta, next, out);
+            Effects(c, block, k + 1, e.path, next, out);
           }
         }
       }
@@ -89,11 +117,14 @@ void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at,
     for (std::size_t t = 0; t < op.targets.size(); ++t) {
       const Instr::Target& target = op.targets[t];
       if (target.local || target.index != nullptr || target.var != c.x) continue;
-      const std::optional<Int> step = StepOf(c, *op.exprs[t]);
-      delta = step && delta ? std::optional<Int>(*delta + *step) : std::nullopt;
+      std::optional<Int> step = StepOf(c, *op.exprs[t]);
+      const Expr& rhs = *op.exprs[t];
+      if (!step && path.known && rhs.kind == Kind::kNumber) step = rhs.value - *path.known;
+      path.delta = step && path.delta ? std::optional<Int>(*path.delta + *step) : std::nullopt;
+      path.known = step && path.known ? std::optional<Int>(*path.known + *step) : std::nullopt;
     }
   }
-  out.push_back({next, delta});
+  out.push_back({next, path});
 }
 
 // The locals some statement sets to the counter's value (`t := x`).
@@ -121,9 +152,9 @@ std::vector<std::optional<Int>> Potentials(const Program& program, const Counter
   std::vector<bool> reset(program.statements.size() + 1, false);
   for (std::uint32_t k = 0; k < t.size; ++k) {
     const Statement& st = program.statements[t.first + k];
-    Effects(c, st.body, 0, Int(0), st.next, edges[k]);
+    Effects(c, st.body, 0, Path{Int(0), std::nullopt}, st.next, edges[k]);
     for (const Effect& e : edges[k]) {
-      if (!e.delta && e.to < reset.size()) reset[e.to] = true;
+      if (!e.path.delta && e.to < reset.size()) reset[e.to] = true;
     }
   }
   std::vector<std::optional<Int>> potential(program.statements.size() + 1);
@@ -136,9 +167,10 @@ std::vector<std::optional<Int>> Potentials(const Program& program, const Counter
     work.pop_back();
     if (at < t.first || at >= t.first + t.size) continue;
     for (const Effect& e : edges[at - t.first]) {
-      if (!e.delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
-      changes = changes || *e.delta != 0;
-      const Int value = *potential[at] + *e.delta;
+      const std::optional<Int>& delta = e.path.delta;
+      if (!delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
+      changes = changes || *delta != 0;
+      const Int value = *potential[at] + *delta;
       if (!potential[e.to]) {
         potential[e.to] = value;
         work.push_back(e.to);

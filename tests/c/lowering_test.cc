@@ -188,6 +188,18 @@ TEST(LoweringTest, AStaticLocalIsRefusedAtItsPlace) {
   EXPECT_THAT(p.Refusal(), HasSubstr("p.c:3:14: error: a local variable declared static"));
 }
 
+TEST(LoweringTest, AnUnsignedConstantIsItsValueAndAnUnsignedQuotientDrbs) {
+  // `0u - 1` is 4294967295 (it was the unbounded -1); an unsigned `%` needs no truncation formula.
+  const Program p(
+      "unsigned x = 7, y;\nint main(void) { if (x == 0u - 1) reach_error(); y = (x + 1) % 3; "
+      "y = -1; return 0; }\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("x == 4294967295"));
+  EXPECT_THAT(out, HasSubstr("y := (((tmp + 1) % 4294967296) % 3);"));
+  EXPECT_THAT(out, Not(HasSubstr("/ 3")));
+  EXPECT_THAT(out, HasSubstr("y := 4294967295"));
+}
+
 TEST(LoweringTest, AThreadLocalGlobalIsALocalWithItsInitialValue) {
   const Program p("__thread int mine = 3;\nint main(void) { mine = 1; return 0; }\n");
   const std::string out = p.Translation();
