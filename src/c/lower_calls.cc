@@ -207,7 +207,9 @@ void Lowering::Section(CXCursor at, bool begin) {
 
 void Lowering::Create(CXCursor call, const std::vector<CXCursor>& args) {
   if (loop_depth_ > 0) {
-    Refuse(call, "pthread_create in a loop (threads created without bound: not yet)");
+    Refuse(call,
+           "pthread_create in a loop other than main's own without bound (`while (1)` or `while "
+           "(__VERIFIER_nondet_int())` around the call alone)");
   }
   if (atomic_ != nullptr) Refuse(call, "pthread_create inside an atomic section");
   const CXCursor handle = AddressOf(args.at(0));
@@ -295,6 +297,65 @@ std::optional<CXCursor> Lowering::Family(CXCursor main) const {
   return call;
 }
 
+std::optional<Lowering::RolesLoopAt> Lowering::RolesLoop(CXCursor main) const {
+  if (Family(main)) return std::nullopt;
+  for (const CXCursor body : Children(main)) {
+    if (KindOf(body) != CXCursor_CompoundStmt) continue;
+    const std::vector<CXCursor> top = Children(body);
+    for (std::size_t k = 0; k < top.size(); ++k) {
+      const CXCursor s = top[k];
+      std::optional<CXCursor> inside = EndlessBody(s);
+      const bool endless = inside.has_value();
+      if (!endless && KindOf(s) == CXCursor_WhileStmt) {
+        // `while (__VERIFIER_nondet_int()) pthread_create(...)`: any number of threads.
+        const CXCursor cond = Bare(Children(s)[0]);
+        if (KindOf(cond) == CXCursor_CallExpr && Spelling(cond).starts_with("__VERIFIER_nondet_")) {
+          inside = Children(s)[1];
+        }
+      }
+      if (!inside) continue;
+      const std::optional<CXCursor> call = OnlyCall(*inside);
+      if (!call || Spelling(*call) != "pthread_create") continue;
+      // After an endless loop main runs nothing more (a return is never reached).
+      for (std::size_t after = k + 1; endless && after < top.size(); ++after) {
+        const CXCursorKind a = KindOf(top[after]);
+        if (a != CXCursor_NullStmt && a != CXCursor_ReturnStmt) return std::nullopt;
+      }
+      return RolesLoopAt{s, *call, endless};
+    }
+  }
+  return std::nullopt;
+}
+
+void Lowering::FamilyLoop(CXCursor s) {
+  if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
+  const std::string name = ThreadFunction(roles_->call);
+  const std::string flag = Fresh("started_" + name);
+  globals_.push_back("shared bool " + flag + " = false;");
+  threads_.push_back({Fresh(name), name, flag, roles_->call, {}});
+  // One flag admits any number of threads: a thread created later is one that has not moved yet.
+  Emit(flag + " := true", roles_->call);
+  if (roles_->endless) {
+    Emit("assume false", s);  // main creates threads for ever
+    main_stays_ = true;
+  }
+}
+
+std::string Lowering::RoleChoice(const std::vector<std::vector<std::string>>& names) {
+  std::string out = "choose";
+  for (std::size_t t = 0; t < threads_.size(); ++t) {
+    const std::string first = names[t].empty() ? "end" : names[t][0];
+    out += t == 0 ? " { " : " or { ";
+    if (t + 1 < threads_.size()) {  // main, a fixed thread: one thread takes the role
+      const std::string claimed = Fresh("__role_" + threads_[t].name);
+      globals_.push_back("shared bool " + claimed + " = false;");
+      out += "assume !" + claimed + "; " + claimed + " := true; ";
+    }
+    out += "goto " + first + " }";
+  }
+  return out;
+}
+
 void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args,
                       const Var* result) {
   const std::string name = Spelling(fn);
@@ -337,6 +398,26 @@ void Lowering::Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& a
 }
 
 std::string Lowering::Print() {
+  // Each thread's step names, c12 for line 12 (unique within a template: across the roles, when
+  // one template holds them all).
+  std::vector<std::vector<std::string>> names(threads_.size());
+  std::map<std::string, int> seen;
+  for (std::size_t t = 0; t < threads_.size(); ++t) {
+    if (!roles_) seen.clear();
+    for (const Step& s : threads_[t].steps) {
+      const std::string base = "c" + std::to_string(s.line);
+      const int k = ++seen[base];
+      names[t].push_back(k == 1 ? base : base + "_" + std::to_string(k));
+    }
+  }
+  std::string choice;
+  std::string choice_name;
+  if (roles_) {
+    choice = RoleChoice(names);
+    const std::string base = "c" + std::to_string(Where(roles_->call).line);
+    const int k = ++seen[base];
+    choice_name = k == 1 ? base : base + "_" + std::to_string(k);
+  }
   std::string out = "# Translated by druba from " +
                     std::filesystem::path(file_).filename().string() +
                     " (docs/c.md): a statement's label names its C line, c12 for line 12.\n"
@@ -349,28 +430,29 @@ std::string Lowering::Print() {
                             : "0") +
            ";\n";
   }
+  if (roles_) {
+    out += "thread " + threads_.back().name + " * 1.. {\n  " + choice_name + ": " + choice + ";\n";
+  }
   for (std::size_t t = 0; t < threads_.size(); ++t) {
-    std::vector<std::string> names;
-    std::map<std::string, int> seen;
-    for (const Step& s : threads_[t].steps) {
-      const std::string base = "c" + std::to_string(s.line);
-      const int k = ++seen[base];
-      names.push_back(k == 1 ? base : base + "_" + std::to_string(k));
-    }
-    out += "thread " + threads_[t].name + (family_ ? " * 1.. {\n" : " * 1 {\n");
-    if (threads_[t].steps.empty()) out += "  skip;\n";
-    for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!roles_) out += "thread " + threads_[t].name + (family_ ? " * 1.. {\n" : " * 1 {\n");
+    if (threads_[t].steps.empty() && !roles_) out += "  skip;\n";
+    for (std::size_t i = 0; i < names[t].size(); ++i) {
       std::string body = threads_[t].steps[i].body;
       for (std::size_t at = body.find("@L"); at != std::string::npos; at = body.find("@L")) {
         std::size_t end = at + 2;
         while (end < body.size() && std::isdigit(static_cast<unsigned char>(body[end])) != 0) ++end;
         const auto where = target_.at(std::stoi(body.substr(at + 2, end - at - 2)));
-        body.replace(at, end - at, where.second >= names.size() ? "end" : names[where.second]);
+        const std::vector<std::string>& of = names[where.first];
+        body.replace(at, end - at, where.second >= of.size() ? "end" : of[where.second]);
       }
-      out += "  " + names[i] + ": " + body + ";\n";
+      // A role's last step goes on to the next role's first: it ends the thread instead.
+      const bool last = roles_ && i + 1 == names[t].size() && t + 1 < threads_.size() &&
+                        body != "end" && !body.ends_with("end }") && body != "assume false";
+      out += "  " + names[t][i] + ": " + body + (last ? "; goto end" : "") + ";\n";
     }
-    out += "}\n";
+    if (!roles_) out += "}\n";
   }
+  if (roles_) out += "}\n";
   return out;
 }
 

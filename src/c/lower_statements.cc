@@ -19,7 +19,8 @@ void Lowering::Body(std::size_t t) {
     if (KindOf(kid) == CXCursor_CompoundStmt) Stmt(kid);
   }
   if (atomic_ != nullptr) Refuse(fn, "an atomic section not ended in its thread");
-  if (main) Emit("__exited := true", fn);  // main returns: the process ends
+  if (main && !main_stays_) Emit("__exited := true", fn);  // main returns: the process ends
+  main_stays_ = false;
   frames_.pop_back();
   for (const int label : pending_) target_[label] = {t, ~std::size_t{0}};  // the thread's end
   pending_.clear();
@@ -32,7 +33,10 @@ void Lowering::Stmt(CXCursor s) {
   }
   switch (KindOf(s)) {
     case CXCursor_CompoundStmt:
-      for (const CXCursor kid : kids) Stmt(kid);
+      for (const CXCursor kid : kids) {
+        if (main_stays_) break;
+        Stmt(kid);
+      }
       return;
     case CXCursor_NullStmt:
       return;
@@ -184,6 +188,7 @@ void Lowering::If(CXCursor s) {
 }
 
 void Lowering::Loop(CXCursor s) {
+  if (roles_ && clang_equalCursors(s, roles_->loop) != 0) return FamilyLoop(s);
   if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
   const bool is_do = KindOf(s) == CXCursor_DoStmt;
   const std::vector<CXCursor> kids = Children(s);
@@ -262,6 +267,7 @@ void Lowering::Switch(CXCursor s) {
 }
 
 void Lowering::For(CXCursor s) {
+  if (roles_ && clang_equalCursors(s, roles_->loop) != 0) return FamilyLoop(s);
   if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
   const ForParts parts = ForHeader(s);
   const CXCursor body = parts.body;

@@ -101,7 +101,10 @@ class Lowering {
       }
     }
     if (!has_main) throw InputError({file_, 0, 0}, "the C program has no main");
-    if (const std::optional<CXCursor> call = Family(main)) {
+    roles_ = RolesLoop(main);
+    if (roles_) {
+      threads_.push_back({"main", "main", "", main, {}});
+    } else if (const std::optional<CXCursor> call = Family(main)) {
       // Threads created without bound and nothing else: N of them from the start, each waiting
       // as long as it likes before its first step, are the runs that create N (docs/c.md).
       const std::string function = ThreadFunction(*call);
@@ -344,6 +347,22 @@ class Lowering {
   // When main only creates threads of one function without bound (`pthread_t t; while (1)
   // pthread_create(&t, 0, f, 0);`), that call.
   std::optional<CXCursor> Family(CXCursor main) const;
+  // When main creates threads without bound in a loop of its own (`while (1)` or `while
+  // (__VERIFIER_nondet_int())` around `pthread_create(&t, 0, f, 0)` alone) and does more besides
+  // (starts a fixed thread, runs code before, calls f itself after): that loop. The program is then
+  // one template for every count whose threads each take one role at their first step (Roles).
+  struct RolesLoopAt {
+    CXCursor loop;
+    CXCursor call;
+    bool endless = false;
+  };
+  std::optional<RolesLoopAt> RolesLoop(CXCursor main) const;
+  // Main's statement that is the loop of RolesLoop: its threads may start (a flag), and main goes
+  // on after it, or with an endless loop never ends.
+  void FamilyLoop(CXCursor s);
+  // The step that gives a thread its role (roles_): main's and each fixed thread's at most once,
+  // the family's any number of times.
+  std::string RoleChoice(const std::vector<std::vector<std::string>>& names);
   void Inline(CXCursor fn, CXCursor call, const std::vector<CXCursor>& args, const Var* result);
   void Section(CXCursor at, bool begin);  // __VERIFIER_atomic_begin / _end
   std::string Print();
@@ -368,7 +387,9 @@ class Lowering {
   std::vector<std::string>* atomic_ = nullptr;  // inside an atomic section: its instructions
   std::vector<std::string> section_;
   int next_label_ = 0;
-  bool family_ = false;  // Family: one template, for every thread count from 1
+  bool family_ = false;               // Family: one template, for every thread count from 1
+  std::optional<RolesLoopAt> roles_;  // RolesLoop: one template of roles
+  bool main_stays_ = false;           // main reached an endless RolesLoop: nothing after it runs
   int reads_ = 0;
   int loop_depth_ = 0;
   int maybe_ = 0;  // inside an operand C may not evaluate (after `&&`, `||`, `?`)
