@@ -349,9 +349,9 @@ std::string Lowering::RoleChoice(const std::vector<std::vector<std::string>>& na
     if (t + 1 < threads_.size()) {  // main, a fixed thread: one thread takes the role
       const std::string claimed = Fresh("__role_" + threads_[t].name);
       globals_.push_back("shared bool " + claimed + " = false;");
-      out += "assume !" + claimed + "; " + claimed + " := true; ";
+      out.append("assume !").append(claimed).append("; ").append(claimed).append(" := true; ");
     }
-    out += "goto " + first + " }";
+    out.append("goto ").append(first).append(" }");
   }
   return out;
 }

@@ -102,9 +102,7 @@ class Lowering {
     }
     if (!has_main) throw InputError({file_, 0, 0}, "the C program has no main");
     roles_ = RolesLoop(main);
-    if (roles_) {
-      threads_.push_back({"main", "main", "", main, {}});
-    } else if (const std::optional<CXCursor> call = Family(main)) {
+    if (const std::optional<CXCursor> call = Family(main); call && !roles_) {
       // Threads created without bound and nothing else: N of them from the start, each waiting
       // as long as it likes before its first step, are the runs that create N (docs/c.md).
       const std::string function = ThreadFunction(*call);
