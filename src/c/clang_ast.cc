@@ -365,6 +365,12 @@ std::string Wrapped(const std::string& x, int bits) {
   return "(" + x + " % " + PowerOfTwo(bits) + ")";
 }
 
+std::string WrappedSum(const std::string& x, char op, int bits) {
+  const std::string n = PowerOfTwo(bits);
+  return op == '+' ? "(if " + x + " >= " + n + " then " + x + " - " + n + " else " + x + ")"
+                   : "(if " + x + " < 0 then " + x + " + " + n + " else " + x + ")";
+}
+
 std::optional<long long> IntegerValue(CXCursor c) {
   CXEvalResult r = clang_Cursor_Evaluate(c);
   if (r == nullptr) return std::nullopt;

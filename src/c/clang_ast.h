@@ -56,6 +56,9 @@ IntegerType IntegerOf(CXType type);
 std::string PowerOfTwo(int n);
 // x modulo 2^bits, as .drb text (`%` of .drb is never negative: C's unsigned wraparound).
 std::string Wrapped(const std::string& x, int bits);
+// The same for x = a + b (op '+') or a - b (op '-') of a and b in 0 .. 2^bits - 1, which is at
+// most one modulus out: a comparison, not a remainder (linear, as the solvers like it).
+std::string WrappedSum(const std::string& x, char op, int bits);
 // The value of an integer constant expression, when it is one.
 std::optional<long long> IntegerValue(CXCursor c);
 // c below implicit casts, parentheses and unexposed wrappers.

@@ -74,7 +74,11 @@ void Lowering::Update(CXCursor lhs, const std::string& op, std::optional<CXCurso
   const std::string by = rhs ? AsInt(Expr(*rhs, mode)) : "1";
   std::string value = Arith(op, now, by);
   if (value.empty()) Refuse(at, "the operator '" + op + "='");
-  if (v.bits > 0) value = Wrapped(value, v.bits);
+  if (v.bits > 0 && (op == "+" || op == "-") && (!rhs || InRange(*rhs, v.bits))) {
+    value = WrappedSum(value, op[0], v.bits);  // x++, x -= k: at most one modulus out
+  } else if (v.bits > 0) {
+    value = Wrapped(value, v.bits);
+  }
   Emit(v.name + " := " + (v.boolean ? "(" + value + " != 0)" : value), at);
 }
 

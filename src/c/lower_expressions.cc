@@ -18,6 +18,14 @@ Val Lowering::Expr(CXCursor e, Mode mode) {
       c && *c >= 0 && (bits == 64 || *c < (1LL << bits))) {
     return {std::to_string(*c), false};
   }
+  // A sum or difference of two values in range is at most one modulus out.
+  if (const CXCursor b = Bare(e); KindOf(b) == CXCursor_BinaryOperator) {
+    const std::string op = OperatorOf(b);
+    const std::vector<CXCursor> kids = Children(b);
+    if ((op == "+" || op == "-") && InRange(kids[0], bits) && InRange(kids[1], bits)) {
+      return {WrappedSum(v.text, op[0], bits), false};
+    }
+  }
   return {Wrapped(v.text, bits), false};
 }
 
