@@ -153,10 +153,26 @@ void Lowering::Declarations(CXCursor s) {
   }
 }
 
+// A condition that is a nondeterministic value alone (`if (__VERIFIER_nondet_int())`): either
+// branch may be taken, whatever value would be drawn, so the step is a free choice, not a value
+// the explicit search samples.
+bool Lowering::NondetCall(CXCursor cond) {
+  CXCursor b = Bare(cond);
+  if (KindOf(b) == CXCursor_UnaryOperator && OperatorOf(b) == "!") b = Bare(Children(b)[0]);
+  return KindOf(b) == CXCursor_CallExpr && Spelling(b).starts_with("__VERIFIER_nondet_") &&
+         Children(b).size() <= 1;
+}
+
+std::string Lowering::IfNot(CXCursor cond, int label) {
+  if (NondetCall(cond)) return "choose { skip } or { " + Goto(label) + " }";
+  return "if !" + Condition(cond) + " then " + Goto(label);
+}
+
 void Lowering::If(CXCursor s) {
   const std::vector<CXCursor> kids = Children(s);
   if (atomic_ != nullptr) {  // structured: the atomic section is one step
-    const std::string c = Condition(kids[0]);
+    const bool free = NondetCall(kids[0]);
+    const std::string c = free ? "" : Condition(kids[0]);
     std::vector<std::string>* outer = atomic_;
     std::vector<std::string> then_block;
     std::vector<std::string> else_block;
@@ -170,11 +186,13 @@ void Lowering::If(CXCursor s) {
       for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? "; " : "") + v[i];
       return out + " }";
     };
-    Emit("if " + c + " then " + block(then_block) + " else " + block(else_block), s);
+    Emit((free ? "choose " : "if " + c + " then ") + block(then_block) +
+             (free ? " or " : " else ") + block(else_block),
+         s);
     return;
   }
   const int other = Label();
-  Emit("if !" + Condition(kids[0]) + " then " + Goto(other), s);
+  Emit(IfNot(kids[0], other), s);
   Stmt(kids[1]);
   if (kids.size() > 2) {
     const int after = Label();
@@ -203,7 +221,7 @@ void Lowering::Loop(CXCursor s) {
     Place(exit);
     return;
   }
-  if (!is_do && !constant) Emit("if !" + Condition(cond) + " then " + Goto(exit), s);
+  if (!is_do && !constant) Emit(IfNot(cond, exit), s);
   loops_.emplace_back(exit, test);
   ++loop_depth_;
   Stmt(body);

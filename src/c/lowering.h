@@ -331,6 +331,8 @@ class Lowering {
   void Declarations(CXCursor s);
   void LabelOrGoto(CXCursor s);
   void If(CXCursor s);
+  bool NondetCall(CXCursor cond);
+  std::string IfNot(CXCursor cond, int label);  // the step that goes to `label` unless `cond`
   void Loop(CXCursor s);
   void For(CXCursor s);
   void Switch(CXCursor s);

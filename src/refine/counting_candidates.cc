@@ -157,25 +157,32 @@ std::vector<std::optional<Int>> Potentials(const Program& program, const Counter
       if (!e.path.delta && e.to < reset.size()) reset[e.to] = true;
     }
   }
-  std::vector<std::optional<Int>> potential(program.statements.size() + 1);
-  std::vector<bool> conflict(potential.size(), false);
-  potential[t.first] = Int(0);
-  std::vector<std::uint32_t> work{t.first};
-  changes = false;
-  while (!work.empty()) {
-    const std::uint32_t at = work.back();
-    work.pop_back();
-    if (at < t.first || at >= t.first + t.size) continue;
-    for (const Effect& e : edges[at - t.first]) {
-      const std::optional<Int>& delta = e.path.delta;
-      if (!delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
-      changes = changes || *delta != 0;
-      const Int value = *potential[at] + *delta;
-      if (!potential[e.to]) {
-        potential[e.to] = value;
-        work.push_back(e.to);
-      } else if (*potential[e.to] != value) {
-        conflict[e.to] = true;
+  // A conflicting location has no potential, and nor has what only it leads to: the search runs
+  // again without going on from the conflicts found, until it finds no new one.
+  std::vector<bool> conflict(program.statements.size() + 1, false);
+  std::vector<std::optional<Int>> potential;
+  for (bool again = true; again;) {
+    again = false;
+    potential.assign(conflict.size(), std::nullopt);
+    potential[t.first] = Int(0);
+    std::vector<std::uint32_t> work{t.first};
+    changes = false;
+    while (!work.empty()) {
+      const std::uint32_t at = work.back();
+      work.pop_back();
+      if (at < t.first || at >= t.first + t.size || conflict[at]) continue;
+      for (const Effect& e : edges[at - t.first]) {
+        const std::optional<Int>& delta = e.path.delta;
+        if (!delta || e.to >= potential.size() || (reset[e.to] && e.to != t.first)) continue;
+        changes = changes || *delta != 0;
+        const Int value = *potential[at] + *delta;
+        if (!potential[e.to]) {
+          potential[e.to] = value;
+          work.push_back(e.to);
+        } else if (*potential[e.to] != value && !conflict[e.to]) {
+          conflict[e.to] = true;
+          again = true;
+        }
       }
     }
   }
