@@ -207,11 +207,20 @@ void Lowering::If(CXCursor s) {
 
 void Lowering::Loop(CXCursor s) {
   if (roles_ && clang_equalCursors(s, roles_->loop) != 0) return FamilyLoop(s);
-  if (atomic_ != nullptr) Refuse(s, "a loop inside an atomic section");
   const bool is_do = KindOf(s) == CXCursor_DoStmt;
   const std::vector<CXCursor> kids = Children(s);
   const CXCursor cond = is_do ? kids[1] : kids[0];
   const CXCursor body = is_do ? kids[0] : kids[1];
+  if (atomic_ != nullptr) {
+    // A spin inside an atomic section (`while (l != s) ;`): while it spins no other thread runs,
+    // and no state is reached; the runs that go on are those where it did not spin, as if the
+    // section had waited to begin until the condition was false.
+    const bool empty = KindOf(body) == CXCursor_NullStmt ||
+                       (KindOf(body) == CXCursor_CompoundStmt && Children(body).empty());
+    if (!empty) Refuse(s, "a loop inside an atomic section");
+    Emit("assume !" + Condition(cond), s);
+    return;
+  }
   const std::optional<long long> constant = IntegerValue(cond);
   const int top = Label();
   const int test = is_do ? Label() : top;

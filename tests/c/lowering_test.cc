@@ -235,6 +235,20 @@ TEST(LoweringTest, ABranchOnANondeterministicValueIsAFreeChoice) {
   EXPECT_THAT(out, Not(HasSubstr(":= *")));
 }
 
+TEST(LoweringTest, ASpinInAnAtomicSectionWaitsForItsCondition) {
+  // While it spins no other thread runs: the runs that go on are those where it did not spin.
+  const Program p(
+      "int l, s;\nvoid __VERIFIER_atomic_begin(void);\nvoid __VERIFIER_atomic_end(void);\n"
+      "int main(void) { __VERIFIER_atomic_begin(); while (l != s) ; s = 1;\n"
+      "  __VERIFIER_atomic_end(); return 0; }\n");
+  EXPECT_THAT(p.Translation(), HasSubstr("atomic { assume !(l != s); s := 1 }"));
+  const Program body(
+      "int l;\nvoid __VERIFIER_atomic_begin(void);\nvoid __VERIFIER_atomic_end(void);\n"
+      "int main(void) { __VERIFIER_atomic_begin(); while (l < 3) l++;\n"
+      "  __VERIFIER_atomic_end(); return 0; }\n");
+  EXPECT_THAT(body.Refusal(), HasSubstr("p.c:5:45: error: a loop inside an atomic section"));
+}
+
 TEST(LoweringTest, AThreadLocalGlobalIsALocalWithItsInitialValue) {
   const Program p("__thread int mine = 3;\nint main(void) { mine = 1; return 0; }\n");
   const std::string out = p.Translation();
