@@ -325,7 +325,19 @@ std::optional<Lowering::RolesLoopAt> Lowering::RolesLoop(CXCursor main) const {
         const CXCursorKind a = KindOf(top[after]);
         if (a != CXCursor_NullStmt && a != CXCursor_ReturnStmt) return std::nullopt;
       }
-      return RolesLoopAt{s, *call, endless};
+      RolesLoopAt at{s, *call, endless, {}};
+      for (std::size_t before = 0; endless && before < k; ++before) {
+        const CXCursor b = Bare(top[before]);
+        if (KindOf(b) == CXCursor_NullStmt || (KindOf(b) == CXCursor_DeclStmt && HandlesOnly(b))) {
+          continue;
+        }
+        if (KindOf(b) != CXCursor_CallExpr || Spelling(b) != "pthread_create") {
+          at.fixed.clear();
+          break;
+        }
+        at.fixed.push_back(b);
+      }
+      return at;
     }
   }
   return std::nullopt;

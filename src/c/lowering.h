@@ -108,6 +108,16 @@ class Lowering {
       const std::string function = ThreadFunction(*call);
       threads_.push_back({Fresh(function), function, "", *call, {}});
       family_ = true;
+    } else if (roles_ && !roles_->fixed.empty()) {
+      // main only starts fixed threads before its endless loop: it need not be a role, and its
+      // threads, as the family's, are present from the start (one not yet created is one that
+      // has not moved yet).
+      for (const CXCursor start : roles_->fixed) {
+        const std::string function = ThreadFunction(start);
+        threads_.push_back({Fresh(function), function, "", start, {}});
+      }
+      const std::string function = ThreadFunction(roles_->call);
+      threads_.push_back({Fresh(function), function, "", roles_->call, {}});
     } else {
       threads_.push_back({"main", "main", "", main, {}});
     }
@@ -355,6 +365,8 @@ class Lowering {
     CXCursor loop;
     CXCursor call;
     bool endless = false;
+    // When all main does before an endless loop is start threads: those calls (else empty).
+    std::vector<CXCursor> fixed;
   };
   std::optional<RolesLoopAt> RolesLoop(CXCursor main) const;
   // Main's statement that is the loop of RolesLoop: its threads may start (a flag), and main goes
