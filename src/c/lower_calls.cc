@@ -169,6 +169,8 @@ bool Lowering::Builtin(const std::string& name, CXCursor call, const std::vector
     if (KindOf(h) != CXCursor_DeclRefExpr || it == handles_.end()) {
       Refuse(call, "a join of a thread no pthread_create before it started");
     }
+    // With roles (RolesLoop) a thread's number names no role: which thread took it is open.
+    if (roles_) Refuse(call, "pthread_join beside threads created without bound");
     Emit("await pc[" + std::to_string(it->second) + "] == end", call);
   } else if (name == "pthread_mutex_lock" || name == "pthread_mutex_unlock" ||
              name == "pthread_mutex_init") {

@@ -260,6 +260,18 @@ TEST(LoweringTest, ASpinInAnAtomicSectionWaitsForItsCondition) {
   EXPECT_THAT(body.Refusal(), HasSubstr("p.c:5:45: error: a loop inside an atomic section"));
 }
 
+TEST(LoweringTest, AJoinBesideAFamilyIsRefusedAtItsPlace) {
+  // With roles no thread number names a role (which thread took it is open): `await pc[1] ==
+  // end` would wait for some other thread.
+  const Program p(
+      "#include <pthread.h>\nint d;\nvoid *w(void *a) { d = 1; return 0; }\n"
+      "void *r(void *a) { return 0; }\n"
+      "int main(void) { pthread_t t, u; pthread_create(&u, 0, w, 0); pthread_join(u, 0);\n"
+      "  if (d != 1) reach_error();\n  while (1) pthread_create(&t, 0, r, 0);\n}\n");
+  EXPECT_THAT(p.Refusal(),
+              HasSubstr("p.c:6:63: error: pthread_join beside threads created without bound"));
+}
+
 TEST(LoweringTest, AThreadLocalGlobalIsALocalWithItsInitialValue) {
   const Program p("__thread int mine = 3;\nint main(void) { mine = 1; return 0; }\n");
   const std::string out = p.Translation();
