@@ -304,7 +304,6 @@ std::optional<CXCursor> Lowering::Family(CXCursor main) const {
 }
 
 std::optional<Lowering::RolesLoopAt> Lowering::RolesLoop(CXCursor main) const {
-  if (Family(main)) return std::nullopt;
   for (const CXCursor body : Children(main)) {
     if (KindOf(body) != CXCursor_CompoundStmt) continue;
     const std::vector<CXCursor> top = Children(body);

@@ -101,8 +101,9 @@ class Lowering {
       }
     }
     if (!has_main) throw InputError({file_, 0, 0}, "the C program has no main");
-    roles_ = RolesLoop(main);
-    if (const std::optional<CXCursor> call = Family(main); call && !roles_) {
+    const std::optional<CXCursor> call = Family(main);
+    if (!call) roles_ = RolesLoop(main);
+    if (call) {
       // Threads created without bound and nothing else: N of them from the start, each waiting
       // as long as it likes before its first step, are the runs that create N (docs/c.md).
       const std::string function = ThreadFunction(*call);
@@ -357,10 +358,11 @@ class Lowering {
   // When main only creates threads of one function without bound (`pthread_t t; while (1)
   // pthread_create(&t, 0, f, 0);`), that call.
   std::optional<CXCursor> Family(CXCursor main) const;
-  // When main creates threads without bound in a loop of its own (`while (1)` or `while
-  // (__VERIFIER_nondet_int())` around `pthread_create(&t, 0, f, 0)` alone) and does more besides
-  // (starts a fixed thread, runs code before, calls f itself after): that loop. The program is then
-  // one template for every count whose threads each take one role at their first step (Roles).
+  // When main, not a Family, creates threads without bound in a loop of its own (`while (1)` or
+  // `while (__VERIFIER_nondet_int())` around `pthread_create(&t, 0, f, 0)` alone) and does more
+  // besides (starts a fixed thread, runs code before, calls f itself after): that loop. The program
+  // is then one template for every count whose threads each take one role at their first step
+  // (Roles).
   struct RolesLoopAt {
     CXCursor loop;
     CXCursor call;

@@ -152,14 +152,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       typed(p_.pairs[v], Entry(s.pairs[v], i, j));
       out = out && Forall(i, Forall(j, z3::mk_and(parts)));
     }
-    return out && Witnessed(s, 1);
+    return out && Witnessed(s, 1) && Split(s);
   }
 
-  // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
-  // distinct threads witness it (for m from 1 to `most`). Two counts one expression reads split
-  // the threads into four parts (counted by both, the first only, the second only, neither), each
-  // of them at least 0 and at least 1 exactly when a thread is in it; the parts add up to n.
-  z3::expr Witnessed(const State& s, int most) {
+  // Two counts one expression reads split the threads into four parts (counted by both, the first
+  // only, the second only, neither), each of them at least 0 and at least 1 exactly when a thread
+  // is in it; the parts add up to n. Stated once per state, with its well-formedness.
+  z3::expr Split(const State& s) {
     z3::expr out = ctx_.bool_val(true);
     for (const auto& [a, b] : together_) {
       const z3::expr both = ctx_.int_const(Name("both").c_str());
@@ -174,6 +173,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
         out = out && part[k] >= 0 && (part[k] >= 1) == Exists(w, here);
       }
     }
+    return out;
+  }
+
+  // A count lies in 0..n, and at least m threads are counted, or not counted, exactly when m
+  // distinct threads witness it (for m from 1 to `most`).
+  z3::expr Witnessed(const State& s, int most) {
+    z3::expr out = ctx_.bool_val(true);
     for (std::size_t k = 0; k < s.counts.size(); ++k) {
       const z3::expr& c = s.counts[k];
       out = out && c >= 0 && c <= n_;

@@ -53,15 +53,17 @@ const Expr& Unwrapped(const Expr& e) {
   return e;
 }
 
+// Whether `e` is the counter itself (`x`), or with `copies` also a local that copies it.
+bool IsCounter(const Counter& c, const Expr& e, bool copies) {
+  return e.args.empty() && ((e.kind == Kind::kShared && e.var == c.x) ||
+                            (copies && e.kind == Kind::kLocal && c.copies.contains(e.var)));
+}
+
 // The constant by which `rhs` changes the counter (x + k, k + x, x - k, or a copy's t + k).
 std::optional<Int> StepOf(const Counter& c, const Expr& written) {
   const Expr& rhs = Unwrapped(written);
   if (rhs.kind != Kind::kBinary || (rhs.op != Op::kAdd && rhs.op != Op::kSub)) return std::nullopt;
-  const auto is_x = [&](const Expr& e) {
-    const Expr& u = Unwrapped(e);
-    return u.args.empty() && ((u.kind == Kind::kShared && u.var == c.x) ||
-                              (u.kind == Kind::kLocal && c.copies.contains(u.var)));
-  };
+  const auto is_x = [&](const Expr& e) { return IsCounter(c, Unwrapped(e), true); };
   const Expr& a = *rhs.args[0];
   const Expr& b = *rhs.args[1];
   if (is_x(a) && b.kind == Kind::kNumber) return rhs.op == Op::kAdd ? b.value : Int(-b.value);
@@ -72,9 +74,7 @@ std::optional<Int> StepOf(const Counter& c, const Expr& written) {
 // The value `cond` says the counter has where it holds (`x == k`, `k == x`), if it says one.
 std::optional<Int> ValueNamed(const Counter& c, const Expr& cond) {
   if (cond.kind != Kind::kBinary || cond.op != Op::kEq) return std::nullopt;
-  const auto is_x = [&](const Expr& e) {
-    return e.kind == Kind::kShared && e.args.empty() && e.var == c.x;
-  };
+  const auto is_x = [&](const Expr& e) { return IsCounter(c, e, false); };
   const Expr& a = *cond.args[0];
   const Expr& b = *cond.args[1];
   if (is_x(a) && b.kind == Kind::kNumber) return b.value;
@@ -128,15 +128,14 @@ void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at, 
 }
 
 // The locals some statement sets to the counter's value (`t := x`).
-std::set<std::uint32_t> CopiesOf(const std::vector<Instr>& block, std::uint32_t x) {
+std::set<std::uint32_t> CopiesOf(const std::vector<Instr>& block, const Counter& c) {
   std::set<std::uint32_t> out;
   for (const Instr& op : block) {
-    for (const std::vector<Instr>& inner : op.blocks) out.merge(CopiesOf(inner, x));
+    for (const std::vector<Instr>& inner : op.blocks) out.merge(CopiesOf(inner, c));
     if (op.kind != Instr::Kind::kAssign) continue;
     for (std::size_t t = 0; t < op.targets.size(); ++t) {
-      const Expr& rhs = Unwrapped(*op.exprs[t]);
-      if (op.targets[t].local && op.targets[t].index == nullptr && rhs.kind == Kind::kShared &&
-          rhs.args.empty() && rhs.var == x) {
+      if (op.targets[t].local && op.targets[t].index == nullptr &&
+          IsCounter(c, Unwrapped(*op.exprs[t]), false)) {
         out.insert(op.targets[t].var);
       }
     }
@@ -200,7 +199,7 @@ void CountingAtoms(const Program& program, const std::string& j, std::vector<std
     if (program.shared[x].type == Type::kBool) continue;
     Counter counter{x, {}};
     for (std::uint32_t k = t.first; k < t.first + t.size; ++k) {
-      counter.copies.merge(CopiesOf(program.statements[k].body, x));
+      counter.copies.merge(CopiesOf(program.statements[k].body, counter));
     }
     bool changes = false;
     const std::vector<std::optional<Int>> potential = Potentials(program, counter, changes);
