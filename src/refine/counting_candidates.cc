@@ -45,10 +45,18 @@ struct Counter {
   std::set<std::uint32_t> copies;
 };
 
-// `x % m` with m a literal: a wrap of unsigned C arithmetic, which a counter in range never makes.
+// A wrap of unsigned C arithmetic, which a counter in range never makes: `x % m` with m a
+// literal, and the C kind's `if x >= m then x - m else x` (`if x < 0 then x + m else x`): x.
 const Expr& Unwrapped(const Expr& e) {
   if (e.kind == Kind::kBinary && e.op == Op::kMod && e.args[1]->kind == Kind::kNumber) {
     return Unwrapped(*e.args[0]);
+  }
+  if (e.kind == Kind::kIte) {
+    const Expr& cond = *e.args[0];
+    if (cond.kind == Kind::kBinary && (cond.op == Op::kGe || cond.op == Op::kLt) &&
+        cond.args[1]->kind == Kind::kNumber) {
+      return Unwrapped(*e.args[2]);
+    }
   }
   return e;
 }

@@ -243,6 +243,29 @@ std::function<std::ptrdiff_t(const std::string&)> CandidateCounter(const std::st
   };
 }
 
+// A shared counter as the weighted count of the threads by their potential (its change from the
+// first location): two fetch-and-adds, a lock taken as `assume m == 0; m := 1`, and a C `x++` of
+// an unsigned read into a copy and written back wrapped (the translation's comparison wrap).
+TEST(PredabsTest, RefinementCandidatesCountThreadsByWeight) {
+  const auto faa = CandidateCounter(
+      "shared int c = 0;\nthread T * 2.. {\n  a: c := c + 1;\n  b: c := c + 1;\n"
+      "  w: await forall i: pc[i] == w || pc[i] == k;\n  k: assert c == 2 * count(i: true);\n}\n");
+  EXPECT_EQ(faa("c == count(i: pc[i] == b) + 2 * count(i: (pc[i] == w || pc[i] == k || pc[i] == "
+                "end))"),
+            1);
+  const auto lock = CandidateCounter(
+      "shared int m = 0;\nthread T * 2.. {\n  a: atomic { assume m == 0; m := 1 };\n"
+      "  b: skip;\n  c: atomic { assume m == 1; m := 0 };\n}\n");
+  EXPECT_EQ(lock("m == count(i: pc[i] == b || pc[i] == c)") +
+                lock("m == count(i: (pc[i] == b || pc[i] == c))"),
+            1);
+  const auto wrapped = CandidateCounter(
+      "shared int v = 0;\nlocal int t = 0;\nthread T * 2.. {\n  a: t := v;\n"
+      "  b: v := (if (t + 1) >= 4294967296 then (t + 1) - 4294967296 else (t + 1));\n"
+      "  c: skip;\n}\n");
+  EXPECT_EQ(wrapped("v == count(i: (pc[i] == c || pc[i] == end))"), 1);
+}
+
 // Candidates the conditions do not spell: a constant the program assigns (not its initial value,
 // which has its own atom; not a Boolean's), and each residue of a variable taken modulo a literal.
 TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
