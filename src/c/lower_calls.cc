@@ -441,7 +441,7 @@ std::string Lowering::Print() {
                     "shared bool __exited = false;\n";
   for (const std::string& g : globals_) out += g + "\n";
   for (const Var& v : locals_) {
-    out += "local " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
+    out += "local " + TypeOf(v) + Declared(v) + " = " +
            (!v.init.empty() ? v.init
             : v.boolean     ? "false"
                             : "0") +

@@ -203,8 +203,7 @@ class Lowering {
       locals_.back().init = value;  // Declare put it last
       return;
     }
-    globals_.push_back("shared " + std::string(v.boolean ? "bool " : "int ") + Declared(v) + " = " +
-                       value + ";");
+    globals_.push_back("shared " + TypeOf(v) + Declared(v) + " = " + value + ";");
   }
   // A constant stored in a variable of `bits` unsigned bits (0: signed, kept).
   static std::string Constant(long long value, int bits) {
@@ -212,6 +211,14 @@ class Lowering {
     if (bits == 0) return std::to_string(value);
     const long long m = 1LL << bits;
     return std::to_string(((value % m) + m) % m);
+  }
+  // A variable's `.drb` type: an unsigned type of b bits is `int[0, 2^b - 1]` (its values
+  // wrap, so every write stays inside, and the solvers know the range), a signed one `int`.
+  static std::string TypeOf(const Var& v) {
+    if (v.boolean) return "bool ";
+    if (v.bits == 0) return "int ";
+    const unsigned long long most = v.bits >= 64 ? ~0ULL : (1ULL << v.bits) - 1;
+    return "int[0, " + std::to_string(most) + "] ";
   }
   // A variable's name as declared: `a[4]` for an array.
   static std::string Declared(const Var& v) {

@@ -159,7 +159,7 @@ class Interpreter {
         std::vector<Int> bound(p_.num_slots);
         const std::uint32_t row = ThreadAt(*x.index, st, t, bound);
         slots.push_back(Pair(row, x.var, ThreadAt(*x.column, st, t, bound)));
-        if (var.type == drb::Type::kNat && values[i] < 0) throw RuntimeError{};
+        if (!var.Holds(values[i])) throw RuntimeError{};
         continue;
       }
       std::size_t element = x.var;
@@ -174,7 +174,7 @@ class Interpreter {
         }
       }
       slots.push_back(x.local ? Pc(owner) + 1 + element : element);
-      if (var.type == drb::Type::kNat && values[i] < 0) throw RuntimeError{};
+      if (!var.Holds(values[i])) throw RuntimeError{};
     }
     for (std::size_t i = 0; i < slots.size(); ++i) st[slots[i]] = values[i];
   }
@@ -188,7 +188,7 @@ class Interpreter {
       bound[op.slot] = j;
       for (std::size_t i = 0; i < op.targets.size(); ++i) {
         const Int v = Eval(*op.exprs[i], st, t, bound);
-        if (p_.locals[op.targets[i].var].type == drb::Type::kNat && v < 0) throw RuntimeError{};
+        if (!p_.locals[op.targets[i].var].Holds(v)) throw RuntimeError{};
         writes.emplace_back(Pc(j) + 1 + op.targets[i].var, v);
       }
     }

@@ -151,10 +151,22 @@ class StatementEncoder {
   StatementEncoder(const drb::Program& p, z3::context& ctx) : p_(p), ctx_(ctx) {}
 
   z3::expr Truth(const z3::expr& c) { return z3::ite(c, ctx_.int_val(1), ctx_.int_val(0)); }
-  // That `x` holds a value of `v`'s declared type (a nat is not negative, a Boolean 0 or 1).
+  // That `x` holds a value of `v`'s declared type (a nat is not negative, an `int[lo, hi]`
+  // inside its range, a Boolean 0 or 1).
   static void Typed(const drb::Variable& v, const z3::expr& x, z3::expr_vector& parts) {
-    if (v.type == drb::Type::kNat) parts.push_back(x >= 0);
-    if (v.type == drb::Type::kBool) parts.push_back(x == 0 || x == 1);
+    if (v.type == drb::Type::kBool) {
+      parts.push_back(x == 0 || x == 1);
+      return;
+    }
+    if (v.lower) parts.push_back(x >= x.ctx().int_val(v.lower->str().c_str()));
+    if (v.upper) parts.push_back(x <= x.ctx().int_val(v.upper->str().c_str()));
+  }
+  // That writing `x` to `v` fails: outside its range.
+  static z3::expr Outside(const drb::Variable& v, const z3::expr& x) {
+    z3::expr_vector parts(x.ctx());
+    Typed(v, x, parts);
+    return v.type == drb::Type::kBool || parts.empty() ? x.ctx().bool_val(false)
+                                                       : !z3::mk_and(parts);
   }
   z3::expr Binary(Op op, const z3::expr& a, const z3::expr& b, z3::expr* fail) {
     switch (op) {
@@ -234,11 +246,11 @@ class StatementEncoder {
       }
       // `x := *`: any value of the target's type (a Boolean as 0 or 1, as Truth gives).
       const auto& x = op.targets[i];
-      const drb::Type type = drb::TargetVariable(p_, x).type;
       const z3::expr v = ctx_.int_const(fmt::format("any!{}", chosen_count_++).c_str());
       chosen_.push_back(v);
-      if (type == drb::Type::kNat) path.guard = path.guard && v >= 0;
-      if (type == drb::Type::kBool) path.guard = path.guard && (v == 0 || v == 1);
+      z3::expr_vector typed(ctx_);
+      Typed(drb::TargetVariable(p_, x), v, typed);
+      if (!typed.empty()) path.guard = path.guard && z3::mk_and(typed);
       values.push_back(v);
     }
     std::vector<z3::expr> indices;
@@ -247,7 +259,7 @@ class StatementEncoder {
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       const auto& x = op.targets[i];
       const auto& var = drb::TargetVariable(p_, x);
-      if (var.type == drb::Type::kNat) bad = bad || values[i] < 0;
+      bad = bad || Outside(var, values[i]);
       if (x.index) {
         indices.push_back(Value(*x.index, path, t, out));
         bad = bad || self().OutOfRange(x, indices.back());
@@ -292,7 +304,7 @@ class StatementEncoder {
         const std::uint32_t var = op.targets[i].var;
         z3::expr fail = ctx_.bool_val(false);
         const z3::expr v = self().Eval(*op.exprs[i], before, t, bound, &fail);
-        if (p_.locals[var].type == drb::Type::kNat) fail = fail || v < 0;
+        fail = fail || Outside(p_.locals[var], v);
         bad = bad || (writes_j && fail);
         writes.push_back({j, var, z3::ite(writes_j, v, self().LocalOf(before, var, j))});
       }

@@ -146,7 +146,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       typed(p_.locals[v], z3::select(s.locals[v], i));
     z3::expr out = Forall(i, z3::mk_and(parts));
     for (std::size_t v = 0; v < p_.pairs.size(); ++v) {
-      if (p_.pairs[v].type == drb::Type::kInt) continue;
+      if (p_.pairs[v].type == drb::Type::kInt && !p_.pairs[v].lower && !p_.pairs[v].upper) continue;
       const z3::expr j = Thread("c");
       parts.resize(0);
       typed(p_.pairs[v], Entry(s.pairs[v], i, j));

@@ -160,6 +160,13 @@ struct Variable {
   // `shared T x = *;`: any initial value of its type (init is 0 until the run's first step
   // chooses it: Program::initially).
   bool any = false;
+  // The values the variable may hold: a nat's lower bound is 0; `int[lo, hi]` bounds both
+  // sides (C's unsigned int is `int[0, 4294967295]`). A write outside fails, as a nat going
+  // negative does; a well-formed state holds values inside.
+  std::optional<Int> lower;
+  std::optional<Int> upper;
+
+  bool Holds(const Int& v) const { return (!lower || *lower <= v) && (!upper || v <= *upper); }
 };
 
 struct Predicate {

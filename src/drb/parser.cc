@@ -57,10 +57,21 @@ void Parser::ParseDeclaration() {
   const bool shared = Cur().text == "shared";
   ++pos_;
   Type type = Type::kInt;
+  std::optional<Int> lower;
+  std::optional<Int> upper;
   if (Accept("int")) {
     type = Type::kInt;
+    if (Accept("[")) {  // int[lo, hi], as UPPAAL writes a bounded integer
+      const Token& at = Cur();
+      lower = ExpectNumber("the lower bound of the range");
+      Expect(",");
+      upper = ExpectNumber("the upper bound of the range");
+      Expect("]");
+      if (*upper < *lower) Fail(at, "the range is empty: its upper bound is below its lower one");
+    }
   } else if (Accept("nat")) {
     type = Type::kNat;
+    lower = Int(0);
   } else if (Accept("bool")) {
     type = Type::kBool;
   } else {
@@ -71,7 +82,7 @@ void Parser::ParseDeclaration() {
     if (FindVar(name.text) || FindArray(name.text) || FindPairArray(name.text)) {
       Fail(name, "'" + name.text + "' is declared twice");
     }
-    Variable v{name.text, type, 0, Where(name)};
+    Variable v{name.text, type, 0, Where(name), false, lower, upper};
     // `shared T a[threads]`: one entry per thread, which that thread writes (a[self]) and every
     // thread reads (a[i]): a local with a copy per thread, under another name. `T a[N]`, N a
     // number: N variables a[0]..a[N-1], shared or local.
@@ -100,6 +111,9 @@ void Parser::ParseDeclaration() {
       Expect("]");
     }
     const std::vector<Int> inits = ParseInitializer(name, shared && !per_thread, size, v);
+    if (!v.any && inits.empty() && !v.Holds(v.init)) {
+      Fail(name, "'" + name.text + "' starts at 0, outside its range: give its initial value");
+    }
     auto& vars = shared && !per_thread ? program_.shared : program_.locals;
     if (size == 0) {
       if (per_thread) per_thread_arrays_.push_back(static_cast<std::uint32_t>(vars.size()));
@@ -124,7 +138,7 @@ void Parser::ParsePairArray(const Token& name, Variable v) {
     Fail(Cur(), "a per-pair array is `" + name.text + "[threads][threads]`" + Found());
   }
   Expect("]");
-  if (Accept("=")) v.init = InitialValue(v.type);
+  if (Accept("=")) v.init = InitialValue(v);
   pair_arrays_[name.text] = static_cast<std::uint32_t>(program_.pairs.size());
   program_.pairs.push_back(std::move(v));
   // Thread permutations act on both indices, which the symmetry reduction does not do.
@@ -139,7 +153,7 @@ std::vector<Int> Parser::ParseInitializer(const Token& name, bool shared, std::u
   if (size > 0 && Accept("{")) {
     const Token& open = tokens_[pos_ - 1];
     do {
-      inits.push_back(InitialValue(v.type));
+      inits.push_back(InitialValue(v));
     } while (Accept(","));
     Expect("}");
     if (inits.size() != size) {
@@ -153,20 +167,21 @@ std::vector<Int> Parser::ParseInitializer(const Token& name, bool shared, std::u
     ++pos_;
     v.any = true;
   } else {
-    v.init = InitialValue(v.type);
+    v.init = InitialValue(v);
   }
   return inits;
 }
 
-Int Parser::InitialValue(Type type) {
+Int Parser::InitialValue(const Variable& var) {
   const Token& at = Cur();
-  if (type == Type::kBool) {
+  if (var.type == Type::kBool) {
     if (Accept("true")) return 1;
     if (Accept("false")) return 0;
     Fail(at, "expected 'true' or 'false'" + Found());
   }
   Int v = ExpectNumber("an integer");
-  if (type == Type::kNat && v < 0) Fail(at, "a nat cannot start negative");
+  if (var.type == Type::kNat && v < 0) Fail(at, "a nat cannot start negative");
+  if (!var.Holds(v)) Fail(at, "the initial value is outside the variable's range");
   return v;
 }
 
@@ -230,7 +245,7 @@ void Parser::ParseAbstraction() {
 
 void Parser::DeclareStarted(const Token& at) {
   if (FindVar("__started")) return;
-  program_.shared.push_back({"__started", Type::kBool, 0, Where(at)});
+  program_.shared.push_back({"__started", Type::kBool, 0, Where(at), false, {}, {}});
 }
 
 void Parser::ParseInitially() {

@@ -106,7 +106,7 @@ class Parser {
   std::vector<Int> ParseInitializer(const Token& name, bool shared, std::uint32_t size,
                                     Variable& v);
   // A declaration's initial value of a variable of `type`.
-  Int InitialValue(Type type);
+  Int InitialValue(const Variable& var);
   std::uint32_t ExpectSmall(const char* what, std::uint32_t min, std::uint32_t max);
 
   // ---- declarations ----

@@ -9,6 +9,11 @@
 namespace druba::predabs {
 namespace {
 
+// Why writing a value `var` cannot hold fails.
+Failure OutOfRange(const Variable& var) {
+  return var.type == Type::kNat && !var.upper ? Failure::kNegativeNat : Failure::kOutOfRange;
+}
+
 // A runtime error inside a statement: the thread goes to the error location.
 // Caught inside this file, never thrown out of it (a std::exception all the same, so that a
 // mistake reaches the front end's handler rather than std::terminate).
@@ -325,18 +330,24 @@ void IntModel::Run(const std::vector<Instr>& ops, std::size_t at, Env& env, std:
 void IntModel::AssignEachChoice(const Instr& op, Env& env, std::vector<Int>& slots,
                                 std::uint32_t action, SuccessorBuffer& out) {
   static const std::vector<Instr> kRest;  // the statement goes on from the frame pushed
-  std::vector<const std::vector<Int>*> ranges;
-  static const std::vector<Int> kBool{0, 1};
-  std::vector<Int> nat;
-  for (const Int& v : samples_) {
-    if (v >= 0) nat.push_back(v);
-  }
+  // Per target, the samples inside its range (its lower bound when none is).
+  std::vector<std::vector<Int>> kept;
   for (std::size_t i = 0; i < op.exprs.size(); ++i) {
     if (op.exprs[i]->kind != Expr::Kind::kHavoc) continue;
-    const Instr::Target& t = op.targets[i];
-    const Type type = drb::TargetVariable(program_, t).type;
-    ranges.push_back(type == Type::kBool ? &kBool : type == Type::kNat ? &nat : &samples_);
+    const Variable& var = drb::TargetVariable(program_, op.targets[i]);
+    std::vector<Int>& values = kept.emplace_back();
+    if (var.type == Type::kBool) {
+      values = {0, 1};
+      continue;
+    }
+    for (const Int& v : samples_) {
+      if (var.Holds(v)) values.push_back(v);
+    }
+    if (values.empty()) values.push_back(*var.lower);
   }
+  std::vector<const std::vector<Int>*> ranges;
+  ranges.reserve(kept.size());
+  for (const std::vector<Int>& values : kept) ranges.push_back(&values);
   std::vector<std::size_t> at(ranges.size(), 0);
   for (;;) {
     std::vector<Int> chosen;
@@ -387,7 +398,7 @@ void IntModel::Assign(const Instr& op, Env& env, std::vector<Int>& slots,
     }
     if (!target.pair) where.push_back(target.local ? LocalSlot(owner, element) : element);
     // Nothing of this step is written.
-    if (var.type == Type::kNat && values[i] < 0) throw RuntimeFailure(Failure::kNegativeNat);
+    if (!var.Holds(values[i])) throw RuntimeFailure(OutOfRange(var));
   }
   for (std::size_t i = 0; i < op.targets.size(); ++i) {
     env.words[where[i]] = values_.Encode(values[i]);
@@ -402,8 +413,9 @@ void IntModel::AssignEach(const Instr& op, Env& env, std::vector<Int>& slots) {
     slots[op.slot] = j;
     for (std::size_t i = 0; i < op.targets.size(); ++i) {
       Int value = EvalIn(*op.exprs[i], now, env.thread, slots);
-      if (program_.locals[op.targets[i].var].type == Type::kNat && value < 0) {
-        throw RuntimeFailure(Failure::kNegativeNat);  // nothing of this step is written
+      const Variable& var = program_.locals[op.targets[i].var];
+      if (!var.Holds(value)) {
+        throw RuntimeFailure(OutOfRange(var));  // nothing of this step is written
       }
       writes.emplace_back(LocalSlot(j, op.targets[i].var), std::move(value));
     }
@@ -538,6 +550,8 @@ const char* FailureText(Failure failure) {
       return "division by zero";
     case Failure::kNegativeNat:
       return "a nat variable would become negative";
+    case Failure::kOutOfRange:
+      return "a variable would leave its range";
     case Failure::kBadIndex:
       return "an index out of range";
     case Failure::kNone:

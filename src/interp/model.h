@@ -55,7 +55,8 @@ enum class Failure : std::uint8_t {
   kUnsafe,
   kDivisionByZero,
   kNegativeNat,
-  kBadIndex
+  kBadIndex,
+  kOutOfRange  // a write outside a ranged int's bounds (`int[lo, hi]`)
 };
 
 // "the assertion fails", "division by zero", ... (empty for kNone).

@@ -93,7 +93,7 @@ class Ghoster {
       std::vector<Variable>& vars = r.local ? q.locals : q.shared;
       const auto ghost = static_cast<std::uint32_t>(vars.size());
       vars.push_back({fmt::format("{}%{}", var.name, r.modulus.str()), drb::Type::kNat,
-                      Euclid(var.init, r.modulus), var.where});
+                      Euclid(var.init, r.modulus), var.where, false, Int(0), std::nullopt});
       ghosts_[{r.local, r.var}].emplace_back(r.modulus, ghost);
       out.ghosts.push_back({r.local, r.var, ghost, r.modulus});
     }

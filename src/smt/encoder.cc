@@ -147,10 +147,9 @@ Term Encoder::PcRange(Term pc, std::uint32_t template_index) {
 }
 
 namespace {
-Term TypeOk(Solver& s, Type type, Term value) {
-  if (type == Type::kNat) return s.Le(s.Num(0), value);
-  if (type == Type::kBool) return s.And({s.Le(s.Num(0), value), s.Le(value, s.Num(1))});
-  return s.BoolValue(true);
+Term TypeOk(Solver& s, const Variable& var, Term value) {
+  if (var.type == Type::kBool) return s.And({s.Le(s.Num(0), value), s.Le(value, s.Num(1))});
+  return Declared(s, var, value);
 }
 }  // namespace
 
@@ -181,17 +180,19 @@ Term Encoder::EveryThread(const ThreadCount& count, PerThread&& per_thread) {
 Term Encoder::WellFormed(const SymState& state, const ThreadCount& count) {
   std::vector<Term> parts;
   for (std::size_t v = 0; v < program_.shared.size(); ++v) {
-    parts.push_back(TypeOk(s_, program_.shared[v].type, state.shared[v]));
+    parts.push_back(TypeOk(s_, program_.shared[v], state.shared[v]));
   }
   const auto per_thread = [&](Term i, std::uint32_t template_index) {
     std::vector<Term> conj;
     for (std::size_t v = 0; v < program_.locals.size(); ++v) {
-      conj.push_back(TypeOk(s_, program_.locals[v].type, s_.Select(state.locals[v], i)));
+      conj.push_back(TypeOk(s_, program_.locals[v], s_.Select(state.locals[v], i)));
     }
     for (std::size_t v = 0; v < program_.pairs.size(); ++v) {
-      if (program_.pairs[v].type == Type::kInt) continue;
+      if (program_.pairs[v].type == Type::kInt && !program_.pairs[v].upper &&
+          !program_.pairs[v].lower)
+        continue;
       conj.push_back(EveryColumn(count, [&](Term j) {
-        return TypeOk(s_, program_.pairs[v].type, s_.Select2(state.pairs[v], i, j));
+        return TypeOk(s_, program_.pairs[v], s_.Select2(state.pairs[v], i, j));
       }));
     }
     conj.push_back(PcRange(s_.Select(state.pc, i), template_index));

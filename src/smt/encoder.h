@@ -21,6 +21,14 @@
 
 namespace druba::predabs {
 
+// That `value` lies in `var`'s declared range (true for an unbounded int).
+inline Solver::Term Declared(Solver& s, const Variable& var, Solver::Term value) {
+  std::vector<Solver::Term> parts;
+  if (var.lower) parts.push_back(s.Le(s.IntValue(*var.lower), value));
+  if (var.upper) parts.push_back(s.Le(value, s.IntValue(*var.upper)));
+  return s.And(parts);
+}
+
 // The operator of a count comparison (drb::ComparedWithNumber) read as `count OP k`: turned round
 // when count is on the right.
 inline Expr::Op CountOnLeft(const Expr& e) {

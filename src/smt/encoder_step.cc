@@ -49,10 +49,11 @@ Term Encoder::Finish(const Ctx& ctx, const Env& env, Term target) {
 
 Term Encoder::Choose(const Instr::Target& target, std::vector<Term>& chosen,
                      std::vector<Term>& ranges) {
-  const Type type = drb::TargetVariable(program_, target).type;
+  const Variable& var = drb::TargetVariable(program_, target);
+  const Type type = var.type;
   const Term v = s_.FreshInt("any");
   chosen.push_back(v);
-  if (type == Type::kNat) ranges.push_back(s_.Le(s_.Num(0), v));
+  if (type != Type::kBool) ranges.push_back(Declared(s_, var, v));
   if (type == Type::kBool) ranges.push_back(s_.Or({s_.Eq(v, s_.Num(0)), s_.Eq(v, s_.Num(1))}));
   return type == Type::kBool ? s_.Eq(v, s_.Num(1)) : v;
 }
@@ -89,7 +90,7 @@ Encoder::Env Encoder::Writes(const Ctx& ctx, const Instr& op, const std::vector<
     const Variable& var = drb::TargetVariable(program_, target);
     Term value = values[i];
     if (var.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
-    if (var.type == Type::kNat) errors.push_back(s_.Lt(value, s_.Num(0)));
+    if (var.lower || var.upper) errors.push_back(s_.Not(Declared(s_, var, value)));
     if (target.pair) {
       const Term r = IndexedThread(*target.index, now, *ctx.count, ctx.actor, slots, &errors);
       const Term c = IndexedThread(*target.column, now, *ctx.count, ctx.actor, slots, &errors);
@@ -120,9 +121,9 @@ Encoder::Env Encoder::WritesEach(const Ctx& ctx, const Instr& op, const SymState
       const std::uint32_t var = op.targets[i].var;
       std::vector<Term> own;
       Term value = EvalIn(*op.exprs[i], now, *ctx.count, ctx.actor, slots, &own);
-      const Type type = program_.locals[var].type;
-      if (type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
-      if (type == Type::kNat) own.push_back(s_.Lt(value, s_.Num(0)));
+      const Variable& declared = program_.locals[var];
+      if (declared.type == Type::kBool) value = s_.Ite(value, s_.Num(1), s_.Num(0));
+      if (declared.lower || declared.upper) own.push_back(s_.Not(Declared(s_, declared, value)));
       if (!own.empty()) errors.push_back(s_.And({writes, s_.Or(own)}));
       const Term old = s_.Select(env.locals[var], thread);
       next.locals[var] = s_.Store(next.locals[var], thread, s_.Ite(writes, value, old));

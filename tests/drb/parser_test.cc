@@ -188,6 +188,13 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
        "m.drb:1:8: error: expected a type: 'int', 'nat' or 'bool' but found "
        "'float'"},
       {"shared nat x = -1;", "m.drb:1:16: error: a nat cannot start negative"},
+      {"shared int[0, 3] x = 4;",
+       "m.drb:1:22: error: the initial value is outside the variable's range"},
+      {"shared int[1, 3] x;",
+       "m.drb:1:18: error: 'x' starts at 0, outside its range: give its initial value"},
+      {"shared int[3, 1] x = 2;",
+       "m.drb:1:12: error: the range is empty: its upper bound is below its lower one"},
+      {"shared int[0 3] x;", "m.drb:1:14: error: expected ',' but found '3'"},
       {"shared bool b = 3;", "m.drb:1:17: error: expected 'true' or 'false' but found '3'"},
       {"shared int x; thread T { x := y; }", "m.drb:1:31: error: unknown name 'y'"},
       {"shared int x; thread T { x := true; }",
