@@ -30,6 +30,7 @@
 //   equals alpha(s'), is in A. Thread indices of a symbolic count are an uninterpreted sort.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -180,7 +181,21 @@ struct AllCountsResult {
   std::vector<ActionClass> classes;
   std::uint64_t closure_checks = 0;
   SolverStats stats;
+  // The reached set and the abstract states added to close it (null when none was added): an
+  // unreached successor that has not failed joins the set and is expanded in its turn under
+  // every action (no run covers its respecting steps), until the set is closed or the budget
+  // below is spent; a failed successor is never added (the set is then not closed). Closed,
+  // it is the proof: it holds the initial states, is closed under every step of any thread
+  // with every view in it, and has no failed state (the certificate lists it, and `druba check`
+  // decides exactly that). It reaches what the runs cannot: a counter at 2^32 - 1.
+  std::shared_ptr<const StateStore> completed;
 };
+// The completion's budget: states added (or as many as were reached), solver queries, time (a
+// query for an added state left undecided spends it too). Each check comes after one state's
+// successors under one action, which may take a while longer.
+inline constexpr std::size_t kMaxCompletion = 256;
+inline constexpr std::uint64_t kMaxCompletionQueries = 4000;
+inline constexpr std::chrono::seconds kMaxCompletionTime{4};
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
                                      unsigned timeout_ms, LimitWatch* limits = nullptr,

@@ -47,10 +47,12 @@ bool RefineAfter(const Round& round, const ThreadCounts& threads, Refiner& refin
   const std::optional<ClosureFailure>& failure =
       across ? round.counts.all->failure : last.result.closure_failure;
   if (!failure || !failure->undecided.empty()) return false;
-  return refiner.Refine({*failure, *kept.abstract_set,
-                         across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
-                         threads.first, kept.concrete_sample.get(), last.threads},
-                        &limits);
+  const StateStore& set =
+      across && round.counts.all->completed ? *round.counts.all->completed : *kept.abstract_set;
+  return refiner.Refine(
+      {*failure, set, across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
+       threads.first, kept.concrete_sample.get(), last.threads},
+      &limits);
 }
 
 // Refines from `round` (run with the refiner's first abstraction) until a round decides or the

@@ -183,7 +183,10 @@ ThreadCountsResult RunThreadCounts(const Program& program, const AbstractionSpec
                      std::to_string(n) +
                      " threads agree, every initial abstract state is reached, and the set is "
                      "closed under the actions that disrespect the abstraction across thread "
-                     "counts";
+                     "counts" +
+                     (out.all->completed ? std::string(" once the abstract states they lead to "
+                                                       "that no run reached were added")
+                                         : std::string());
     }
     break;
   }

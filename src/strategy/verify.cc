@@ -32,6 +32,10 @@ void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint
         "(" + DescribeAbstract(program, spec, StateView(all.failure->from)) + ")", "",
         "(" + DescribeAbstract(program, spec, StateView(all.failure->to)) + ")"};
   }
+  const std::size_t reached = report.runs.empty() || !KeptOf(report.runs.back()).abstract_set
+                                  ? 0
+                                  : KeptOf(report.runs.back()).abstract_set->size();
+  const std::size_t added = all.completed ? all.completed->size() - reached : 0;
   std::vector<std::string> disrespecting;
   for (const ActionClass& c : all.classes) {
     if (c.respects) continue;
@@ -45,12 +49,17 @@ void AddAllCounts(const Program& program, const AbstractionSpec& spec, std::uint
                         {"closed", all.closed},
                         {"reason", all.reason},
                         {"closure_checks", all.closure_checks},
+                        {"added", added},
                         {"solver_queries", all.stats.queries},
                         {"solver_time_s", all.stats.seconds}},
-                       fmt::format("  every thread count >= {}: {}; {} abstract successors "
+                       fmt::format("  every thread count >= {}: {}{}; {} abstract successors "
                                    "checked, {} solver queries ({:.2f} s)\n",
-                                   from, all.closed ? "closed" : "not closed", all.closure_checks,
-                                   all.stats.queries, all.stats.seconds),
+                                   from, all.closed ? "closed" : "not closed",
+                                   added == 0 ? std::string()
+                                              : fmt::format(" with {} abstract states added "
+                                                            "that no run reached",
+                                                            added),
+                                   all.closure_checks, all.stats.queries, all.stats.seconds),
                        run::Section::Place::kWhy};
   if (closure_break) {
     section.json["closure_failure"] = run::BreakJson(*closure_break);
@@ -369,9 +378,10 @@ void AddFindings(const Verified& verified, const std::string& digest, const Thre
     // The set the closure across counts was decided for (the last count's, equal to the one
     // before it).
     run::CountRun& last_run = report.runs.back();
-    last_run.certificate =
-        PredicatesCertificate({digest, threads.first, true, false, "every-count", &final_program,
-                               &spec, KeptOf(last_run).abstract_set.get()});
+    last_run.certificate = PredicatesCertificate(
+        {digest, threads.first, true, false, "every-count", &final_program, &spec,
+         counts.all && counts.all->completed ? counts.all->completed.get()
+                                             : KeptOf(last_run).abstract_set.get()});
   }
   if (counts.all) AddAllCounts(final_program, spec, threads.first, *counts.all, report);
   if (verified.round.horn) AddHorn(*verified.round.horn, report);
