@@ -15,6 +15,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include "drb/liveness.h"
 #include "interp/program.h"
 #include "interp/residues.h"
 #include "refine/counting_candidates.h"
@@ -32,6 +33,7 @@ struct Atom {
   std::function<std::string(const std::string&)> text;
   std::vector<std::uint32_t> locals;  // the thread's own locals it reads
   bool liftable = false;              // no quantifier, no location, no `self`, no fixed index
+  bool shared = false;                // it reads a shared variable
 };
 
 Atom ExprAtom(const Program& program, const Expr& e) {
@@ -40,6 +42,7 @@ Atom ExprAtom(const Program& program, const Expr& e) {
   WalkExpr(e, [&](const Expr& x) {
     if (x.kind == Kind::kLocal && x.args.empty()) atom.locals.push_back(x.var);
     if (x.kind == Kind::kLocal && !x.args.empty()) atom.liftable = false;
+    if (x.kind == Kind::kShared || x.kind == Kind::kSharedElement) atom.shared = true;
     // A local array's element is the thread's own: no other thread's can be named.
     if (x.kind == Kind::kLocalElement ||
         (x.kind == Kind::kLocal && program.locals[x.var].name.find('[') != std::string::npos)) {
@@ -302,6 +305,71 @@ std::vector<Atom> DataAtoms(const Program& program) {
   return atoms;
 }
 
+// Whether shared Boolean `var` keeps its initial value false: no statement writes it.
+bool NeverSet(const Program& program, const Expr& e) {
+  if (e.kind != Kind::kShared || program.shared[e.var].type != Type::kBool ||
+      program.shared[e.var].init != 0 || program.shared[e.var].any) {
+    return false;
+  }
+  bool written = false;
+  const std::function<void(const std::vector<Instr>&)> scan = [&](const std::vector<Instr>& b) {
+    for (const Instr& op : b) {
+      for (const Instr::Target& t : op.targets) written |= !t.local && !t.pair && t.var == e.var;
+      for (const std::vector<Instr>& block : op.blocks) scan(block);
+    }
+  };
+  for (const Statement& st : program.statements) scan(st.body);
+  return !written;
+}
+
+// What each assertion of `body` claims of thread `j`, with the branch it is made in:
+// `if c then { assert e }` claims `!(c) || e`. An assertion of a flag that is never set (the C
+// kind's `assert __exited` where main never returns) claims only that its branch is not taken.
+void AssertionsOf(const Program& program, const std::vector<Instr>& body, const std::string& j,
+                  const std::string& branch, std::vector<std::string>& out) {
+  for (const Instr& op : body) {
+    if (op.kind == Instr::Kind::kAssert && ExprAtom(program, *op.exprs[0]).liftable) {
+      const bool never = NeverSet(program, *op.exprs[0]);
+      if (never && branch.empty()) continue;
+      const std::string claim = never ? "" : ExprToString(program, *op.exprs[0], j);
+      out.push_back(branch.empty() ? claim
+                                   : branch.substr(0, branch.size() - (never ? 4 : 0)) + claim);
+      continue;
+    }
+    if (op.kind != Instr::Kind::kIf || op.exprs.empty() || op.blocks.size() != 2) continue;
+    if (!ExprAtom(program, *op.exprs[0]).liftable) continue;
+    const std::string c = ExprToString(program, *op.exprs[0], j);
+    std::string taken = branch;
+    taken.append("!(").append(c).append(") || ");
+    std::string other = branch;
+    other.append("(").append(c).append(") || ");
+    AssertionsOf(program, op.blocks[0], j, taken, out);
+    AssertionsOf(program, op.blocks[1], j, other, out);
+  }
+}
+
+// Each atom of another thread relating its locals to shared variables, at each location where
+// those locals are live (read before they are written again): what a thread that holds a value
+// there knows of the shared state, the form an Owicki-Gries proof gives each location (`forall
+// i != self: pc[i] != check || t[i] < v`: a thread about to check that the counter passed the
+// value it read). Where its locals are dead an atom says nothing.
+void LiveForms(const Program& program, const std::vector<Atom>& atoms, const std::string& j,
+               std::vector<std::string>& out) {
+  const std::vector<std::vector<bool>> live = drb::LiveLocals(program);
+  for (const Atom& atom : atoms) {
+    if (!atom.liftable || atom.locals.empty() || !atom.shared) continue;
+    for (std::uint32_t pc = 0; pc < program.statements.size(); ++pc) {
+      const Statement& st = program.statements[pc];
+      if (st.label[0] == '@' || !std::all_of(atom.locals.begin(), atom.locals.end(),
+                                             [&](std::uint32_t l) { return live[pc][l]; })) {
+        continue;
+      }
+      out.push_back(
+          fmt::format("forall {0} != self: pc[{0}] != {1} || {2}", j, st.label, atom.text(j)));
+    }
+  }
+}
+
 // The forms over the other threads (one thread template only).
 void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
                       std::vector<std::string>& out) {
@@ -331,16 +399,16 @@ void OtherThreadForms(const Program& program, const std::vector<Atom>& atoms,
     if (!g.empty()) out.push_back(fmt::format("forall {} != self: {}{}", j, g, lifted));
     out.push_back(fmt::format("forall {} != self: {}!({})", j, g, lifted));
   }
-  // Every other thread's assertion holds where it is made.
+  // Every other thread's assertion holds where it is made (under the branches it is made in).
   for (const Statement& st : program.statements) {
     if (st.label[0] == '@') continue;
-    for (const Instr& op : st.body) {
-      if (op.kind != Instr::Kind::kAssert) continue;
-      if (!ExprAtom(program, *op.exprs[0]).liftable) continue;
-      out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1} || {2}", j, st.label,
-                                ExprToString(program, *op.exprs[0], j)));
+    std::vector<std::string> holds;
+    AssertionsOf(program, st.body, j, "", holds);
+    for (const std::string& h : holds) {
+      out.push_back(fmt::format("forall {0} != self: pc[{0}] != {1} || {2}", j, st.label, h));
     }
   }
+  LiveForms(program, atoms, j, out);
   for (std::uint32_t l = 0; l < program.locals.size(); ++l) {
     if (program.locals[l].type == Type::kBool) continue;
     const std::string& y = program.locals[l].name;

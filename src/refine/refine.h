@@ -14,8 +14,10 @@
 //     `forall i != self: pc[i] != L`; for every atom q of 1 and 2 on the thread's own locals, q of
 //     every thread (`forall i: q[i]`) and of every other thread that has given its locals a value
 //     (`forall i != self: pc[i] == D || q[i]` and `... || !q[i]`, D the statements that assign
-//     those locals before reading them); every other thread's assertion where it is made; and for
-//     every integer local y, that no other such thread holds the same value
+//     those locals before reading them); every other thread's assertion where it is made (under
+//     its branch); every atom of 1 and 2 relating a local to shared state, of every other
+//     thread at each location where the local is live (`forall i != self: pc[i] != L || q[i]`);
+//     and for every integer local y, that no other such thread holds the same value
 //     (`forall i != self: pc[i] == D || y != y[i]`).
 // At each break, the preconditions of the current predicates and of the assertions through the
 // breaking statement join them (refine/preconditions.h).

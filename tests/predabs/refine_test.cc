@@ -266,6 +266,28 @@ TEST(PredabsTest, RefinementCandidatesCountThreadsByWeight) {
   EXPECT_EQ(wrapped("v == count(i: (pc[i] == c || pc[i] == end))"), 1);
 }
 
+// Every other thread's assertion where it is made, also under the branch it is made in: the C
+// kind writes `assert(c)` as `if !(c) then { assert __exited; assume false }`, and a flag that no
+// statement sets (main never returns) claims only that the branch is not taken.
+TEST(PredabsTest, RefinementCandidatesHoldOtherThreadsToTheirAssertions) {
+  const auto count = CandidateCounter(
+      "shared bool __exited = false;\nshared int v = 0;\nlocal int t = 0;\nthread T * 2.. {\n"
+      "  a: t := v;\n  b: v := v + 1;\n"
+      "  c: atomic { if !(v > t) then { assert __exited; assume false } else { } };\n"
+      "  d: if t == 3 then { assert v != 9 } else { };\n  e: assert t >= 0;\n}\n");
+  EXPECT_EQ(count("forall i != self: pc[i] != c || !(!(v > t[i]))"), 1);
+  EXPECT_EQ(count("forall i != self: pc[i] != d || !((t[i] == 3)) || (v != 9)"), 1);
+  EXPECT_EQ(count("forall i != self: pc[i] != e || (t[i] >= 0)"), 1);
+  // An atom of another thread wherever its locals are live: t from b (read at c) on, not at a.
+  EXPECT_EQ(count("forall i != self: pc[i] != c || t[i] < v"), 1);
+  EXPECT_EQ(count("forall i != self: pc[i] != b || t[i] < v"), 1);
+  EXPECT_EQ(count("forall i != self: pc[i] != a || t[i] < v"), 0);
+  const auto exits = CandidateCounter(
+      "shared bool __exited = false;\nshared int v = 0;\nthread T * 2.. {\n"
+      "  c: if v > 3 then { assert __exited } else { };\n  d: __exited := true;\n}\n");
+  EXPECT_EQ(exits("forall i != self: pc[i] != c || !((v > 3)) || __exited"), 1);  // it is set
+}
+
 // Candidates the conditions do not spell: a constant the program assigns (not its initial value,
 // which has its own atom; not a Boolean's), and each residue of a variable taken modulo a literal.
 TEST(PredabsTest, RefinementCandidatesIncludeAssignedConstantsAndResidues) {
