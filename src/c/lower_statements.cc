@@ -1,5 +1,6 @@
 // The C kind's statements (lowering.h): control flow as labelled steps and gotos, calls of the
 // pthread and SV-COMP functions as the .drb statements that mean them, other calls inlined.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,13 @@ void Lowering::Loop(CXCursor s) {
 
 namespace {
 
+// Whether a value of `type` (ILP32) may be `v`.
+bool Holds(const IntegerType& type, long long v) {
+  if (type.bits >= 63) return type.is_unsigned ? v >= 0 : true;
+  if (type.is_unsigned) return v >= 0 && v < (1LL << type.bits);
+  return v >= -(1LL << (type.bits - 1)) && v < (1LL << (type.bits - 1));
+}
+
 // The case and default labels of a switch's body, not those of a switch inside it.
 void CasesOf(CXCursor s, std::vector<CXCursor>& out) {
   for (const CXCursor kid : Children(s)) {
@@ -264,16 +272,30 @@ void CasesOf(CXCursor s, std::vector<CXCursor>& out) {
 
 // `switch (e)`: e once, into a temporary; a goto to the first case whose value it equals, else to
 // default or past the switch; the body as written, each case a label (falling through as in C).
+// On a nondeterministic value alone (`switch (__VERIFIER_nondet_int())`, pthread-ext's sliced
+// drivers) the step is a free choice among the cases whose values the type holds, and default (or
+// past the switch) when some value of the type is none of them: no value is left for the explicit
+// search to sample, which proves nothing by exhausting the values it takes.
 void Lowering::Switch(CXCursor s) {
   if (atomic_ != nullptr) Refuse(s, "a switch inside an atomic section");
   const std::vector<CXCursor> kids = Children(s);
-  const Var value = Scalar(Temp(false), false);
-  Assign(value, kids.front(), s);
+  const CXCursor chosen = Bare(kids.front());
+  const IntegerType type = IntegerOf(clang_getCursorType(chosen));
+  const bool free = KindOf(chosen) == CXCursor_CallExpr &&
+                    Spelling(chosen).starts_with("__VERIFIER_nondet_") &&
+                    Children(chosen).size() <= 1 && type.bits > 0;
+  Var value;
+  if (!free) {
+    value = Scalar(Temp(false), false);
+    Assign(value, kids.front(), s);
+  }
   std::vector<CXCursor> labels;
   CasesOf(kids.back(), labels);
   const int exit = Label();
   int otherwise = exit;
   cases_.emplace_back();
+  std::vector<std::string> choices;
+  std::set<long long> values;
   for (const CXCursor c : labels) {
     const int label = Label();
     cases_.back().emplace_back(c, label);
@@ -283,9 +305,25 @@ void Lowering::Switch(CXCursor s) {
     }
     const std::optional<long long> v = IntegerValue(Children(c).front());
     if (!v) Refuse(c, "a case whose value is not a constant");
-    Emit("if " + value.name + " == " + std::to_string(*v) + " then " + Goto(label), c);
+    if (!free) {
+      Emit("if " + value.name + " == " + std::to_string(*v) + " then " + Goto(label), c);
+    } else if (Holds(type, *v) && values.insert(*v).second) {
+      choices.push_back("{ " + Goto(label) + " }");
+    }
   }
-  Emit(Goto(otherwise), s);
+  // The values of `type` that no case names: some are left unless the cases name them all.
+  const bool rest =
+      !free || type.bits >= 62 || static_cast<long long>(values.size()) < (1LL << type.bits);
+  if (free && rest) choices.push_back("{ " + Goto(otherwise) + " }");
+  if (free && choices.size() == 1) {
+    Emit(choices.front().substr(2, choices.front().size() - 4), s);  // the one way on
+  } else if (free) {
+    std::string step = "choose " + choices.front();
+    for (std::size_t i = 1; i < choices.size(); ++i) step.append(" or ").append(choices[i]);
+    Emit(step, s);
+  } else {
+    Emit(Goto(otherwise), s);
+  }
   loops_.emplace_back(exit, loops_.empty() ? -1 : loops_.back().second);
   Stmt(kids.back());
   loops_.pop_back();
@@ -303,7 +341,7 @@ void Lowering::For(CXCursor s) {
   const int next = Label();
   const int exit = Label();
   Place(top);
-  if (parts.cond) Emit("if !" + Condition(*parts.cond) + " then " + Goto(exit), s);
+  if (parts.cond) Emit(IfNot(*parts.cond, exit), s);
   loops_.emplace_back(exit, next);
   ++loop_depth_;
   Stmt(body);

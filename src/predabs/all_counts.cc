@@ -134,9 +134,9 @@ class Completion {
         "with the thread count left symbolic, the reached abstract states are not "
         "closed under " +
         checker_.DescribeClass(by) +
-        (!out    ? std::string()
-         : spent ? std::string(", and closing the set went beyond its budget")
-                 : std::string(", and the states it leads to reach a failure"));
+        (!out                ? std::string()
+         : spent && !failed_ ? std::string(", and closing the set went beyond its budget")
+                             : std::string(", and closing the set met a failed state"));
     result_.completed = std::move(set_);
   }
 

@@ -246,6 +246,25 @@ TEST(LoweringTest, ABranchOnANondeterministicValueIsAFreeChoice) {
   EXPECT_THAT(out, Not(HasSubstr(":= *")));
 }
 
+TEST(LoweringTest, ASwitchOrForOnANondeterministicValueIsAFreeChoice) {
+  // A case is taken where the drawn value is its own: any case whose value the type holds, and
+  // default (here past the switch) where values are left that no case names.
+  const Program p(
+      "int x;\nint main(void) { switch (__VERIFIER_nondet_int()) { case 0: x = 1; break;\n"
+      "  case 1: x = 2; } for (; __VERIFIER_nondet_int();) x = 3; return 0; }\n");
+  const std::string out = p.Translation();
+  EXPECT_THAT(out, HasSubstr("c3: choose { goto c3_2 } or { goto c4 } or { goto c4_2 };"));
+  EXPECT_THAT(out, HasSubstr("choose { skip } or { goto "));
+  EXPECT_THAT(out, Not(HasSubstr(":= *")));
+  // Of an unsigned char, a case of 300 is never taken; every value named, default is not.
+  const Program narrow(
+      "int x;\nunsigned char __VERIFIER_nondet_uchar(void);\nint main(void) {\n"
+      "  switch (__VERIFIER_nondet_uchar()) { case 300: x = 1; break; case 2: x = 2; }\n"
+      "  return 0; }\n");
+  EXPECT_THAT(narrow.Translation(), HasSubstr("c5: choose { goto c5_4 } or { goto c6 };"));
+  EXPECT_THAT(narrow.Translation(), Not(HasSubstr("goto c5_2 }")));
+}
+
 TEST(LoweringTest, ASpinInAnAtomicSectionWaitsForItsCondition) {
   // While it spins no other thread runs: the runs that go on are those where it did not spin.
   const Program p(
