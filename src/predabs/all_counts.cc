@@ -27,8 +27,19 @@ namespace {
 // no predicate. Over its budget, the break is the first step out, as without completion.
 class Completion {
  public:
-  Completion(Checker& checker, const StateStore& reached, AllCountsResult& result)
+  // What a checker of the added states is made of (its own, under the completion's time budget).
+  struct Made {
+    const Program& program;
+    const AbstractionSpec& spec;
+    std::uint32_t min_threads;
+    unsigned timeout_ms;
+    LimitWatch* limits;
+    const SolverLog* log;
+  };
+
+  Completion(Checker& checker, const Made& made, const StateStore& reached, AllCountsResult& result)
       : checker_(checker),
+        made_(made),
         reached_(reached),
         result_(result),
         set_(std::make_unique<StateStore>(reached.width())) {
@@ -45,7 +56,14 @@ class Completion {
           const std::vector<Word> from(set_->Get(id).begin(), set_->Get(id).end());
           std::vector<std::vector<Word>> successors;
           std::string why;
-          if (!checker_.Enumerate(c, StateView(from), set_.get(), &successors, &why)) {
+          const auto began = std::chrono::steady_clock::now();
+          const std::uint64_t asked = result_.stats.queries;
+          const bool decided = For(id).Enumerate(c, StateView(from), set_.get(), &successors, &why);
+          if (id >= reached_.size()) {  // the completion's own work
+            spent_time_ += std::chrono::steady_clock::now() - began;
+            spent_queries_ += result_.stats.queries - asked;
+          }
+          if (!decided) {
             if (id >= reached_.size()) return Break(true);  // an added state's: out of budget
             result_.reason = why;
             return;
@@ -55,8 +73,10 @@ class Completion {
             const std::optional<std::uint32_t> known = set_->Find(StateView(to));
             if (known && *known < reached_.size()) continue;
             if (to.back() != 0) {
-              if (!failed_) failed_ = Elapsed();
+              if (!failed_) failed_ = {spent_time_, spent_queries_};
               steps_.push_back({id, kFailed, &c, to});
+              // The first step out fails: no completion can help (as without one).
+              if (steps_.size() == 1) return Break(true);
               continue;
             }
             if (known) {
@@ -88,23 +108,31 @@ class Completion {
     std::vector<Word> failed;
   };
 
-  // Whether the completion is over its budget, counted from its first step out of the reached
-  // set (the closure test's own work before it is not the completion's).
-  bool Spent() {
-    if (steps_.empty()) {
-      start_ = std::chrono::steady_clock::now();
-      queries_ = result_.stats.queries;
-      return false;
+  // The checker of state `id`: the closure test's for a reached state; for an added one, a
+  // checker of its own (made when the first added state is expanded) whose queries stop when the
+  // completion's time is up: its watch is made again before each state with what is left of the
+  // budget (one state's successors may take many queries; the solver reads the watch per query).
+  Checker& For(std::uint32_t id) {
+    if (id < reached_.size()) return checker_;
+    const auto budget =
+        failed_ ? 2 * failed_->first : std::chrono::steady_clock::duration(kMaxCompletionTime);
+    double seconds = std::chrono::duration<double>(budget - spent_time_).count();
+    if (made_.limits != nullptr) seconds = std::min(seconds, made_.limits->RemainingSeconds());
+    budget_.emplace(ResourceLimits{std::max(seconds, 0.001), 0});
+    if (!added_checker_) {
+      added_checker_.emplace(made_.program, made_.spec, std::nullopt, made_.min_threads,
+                             made_.timeout_ms, &result_.stats, &*budget_, made_.log);
     }
-    // Once a state has failed, the proof is lost: the rest only tells which step out leads
-    // there, and may cost as much again as the completion so far.
-    const auto [time, queries] = Elapsed();
-    return set_->size() >= reached_.size() + std::max(kMaxCompletion, reached_.size()) ||
-           queries > (failed_ ? 2 * failed_->second : kMaxCompletionQueries) ||
-           time > (failed_ ? 2 * failed_->first : kMaxCompletionTime);
+    return *added_checker_;
   }
-  std::pair<std::chrono::steady_clock::duration, std::uint64_t> Elapsed() const {
-    return {std::chrono::steady_clock::now() - start_, result_.stats.queries - queries_};
+
+  // Whether the completion is over its budget: the work on added states (the closure test's own
+  // on reached ones is not the completion's). Once a state has failed the proof is lost: the rest
+  // only tells which step out leads there, and may cost as much again as the completion so far.
+  bool Spent() const {
+    return set_->size() >= reached_.size() + std::max(kMaxCompletion, reached_.size()) ||
+           spent_queries_ > (failed_ ? 2 * failed_->second : kMaxCompletionQueries) ||
+           spent_time_ > (failed_ ? 2 * failed_->first : kMaxCompletionTime);
   }
 
   void Break(bool spent) {
@@ -141,12 +169,15 @@ class Completion {
   }
 
   Checker& checker_;
+  Made made_;
+  std::optional<LimitWatch> budget_;
+  std::optional<Checker> added_checker_;
   const StateStore& reached_;
   AllCountsResult& result_;
   std::unique_ptr<StateStore> set_;
   std::vector<Step> steps_;  // every step out of the reached states or between added ones
-  std::chrono::steady_clock::time_point start_;
-  std::uint64_t queries_ = 0;
+  std::chrono::steady_clock::duration spent_time_{};
+  std::uint64_t spent_queries_ = 0;
   // When the first failed state was met: the completion's time and queries so far.
   std::optional<std::pair<std::chrono::steady_clock::duration, std::uint64_t>> failed_;
 };
@@ -181,7 +212,7 @@ AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSp
     return result;
   }
   result.classes = checker.Classify();
-  Completion(checker, reached, result).Run();
+  Completion(checker, {program, spec, min_threads, timeout_ms, limits, log}, reached, result).Run();
   return result;
 }
 

@@ -190,12 +190,11 @@ struct AllCountsResult {
   // decides exactly that). It reaches what the runs cannot: a counter at 2^32 - 1.
   std::shared_ptr<const StateStore> completed;
 };
-// The completion's budget: states added (or as many as were reached), solver queries, time (a
-// query for an added state left undecided spends it too). Each check comes after one state's
-// successors under one action, which may take a while longer.
+// The completion's budget: states added (or as many as were reached), solver queries, time (the
+// added states' queries stop when it is up; one left undecided spends the budget too).
 inline constexpr std::size_t kMaxCompletion = 256;
-inline constexpr std::uint64_t kMaxCompletionQueries = 4000;
-inline constexpr std::chrono::seconds kMaxCompletionTime{4};
+inline constexpr std::uint64_t kMaxCompletionQueries = 1000;
+inline constexpr std::chrono::seconds kMaxCompletionTime{2};
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
                                      unsigned timeout_ms, LimitWatch* limits = nullptr,
