@@ -92,9 +92,7 @@ class Completion {
       }
     }
     if (spent) return Break(true);
-    if (std::any_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.to == kFailed; })) {
-      return Break(false);
-    }
+    if (failed_) return Break(false);  // a failed successor was met
     result_.closed = true;
     if (set_->size() > reached_.size()) result_.completed = std::move(set_);
   }
@@ -114,9 +112,7 @@ class Completion {
   // budget (one state's successors may take many queries; the solver reads the watch per query).
   Checker& For(std::uint32_t id) {
     if (id < reached_.size()) return checker_;
-    const auto budget =
-        failed_ ? 2 * failed_->first : std::chrono::steady_clock::duration(kMaxCompletionTime);
-    double seconds = std::chrono::duration<double>(budget - spent_time_).count();
+    double seconds = std::chrono::duration<double>(TimeBudget() - spent_time_).count();
     if (made_.limits != nullptr) seconds = std::min(seconds, made_.limits->RemainingSeconds());
     budget_.emplace(ResourceLimits{std::max(seconds, 0.001), 0});
     if (!added_checker_) {
@@ -132,7 +128,10 @@ class Completion {
   bool Spent() const {
     return set_->size() >= reached_.size() + std::max(kMaxCompletion, reached_.size()) ||
            spent_queries_ > (failed_ ? 2 * failed_->second : kMaxCompletionQueries) ||
-           spent_time_ > (failed_ ? 2 * failed_->first : kMaxCompletionTime);
+           spent_time_ > TimeBudget();
+  }
+  std::chrono::steady_clock::duration TimeBudget() const {
+    return failed_ ? 2 * failed_->first : std::chrono::steady_clock::duration(kMaxCompletionTime);
   }
 
   void Break(bool spent) {
