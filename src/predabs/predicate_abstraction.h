@@ -194,7 +194,7 @@ struct AllCountsResult {
 // added states' queries stop when it is up; one left undecided spends the budget too).
 inline constexpr std::size_t kMaxCompletion = 256;
 inline constexpr std::uint64_t kMaxCompletionQueries = 1000;
-inline constexpr std::chrono::seconds kMaxCompletionTime{2};
+inline constexpr std::chrono::seconds kMaxCompletionTime{5};
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
                                      unsigned timeout_ms, LimitWatch* limits = nullptr,
