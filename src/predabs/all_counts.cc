@@ -25,6 +25,10 @@ namespace {
 // sees the break it saw before), from which a failed state is reached: a step to a state that is
 // reachable but that no run reaches, a counter at 2^32 - 1, may lead nowhere bad and then needs
 // no predicate. Over its budget, the break is the first step out, as without completion.
+//
+// The budget is deterministic: states added, queries and the solver's resource units spent on
+// added states (the closure test's own work on reached ones is not the completion's), so that a
+// verdict does not depend on the machine's load; time is only a backstop.
 class Completion {
  public:
   // What a checker of the added states is made of (its own, under the completion's time budget).
@@ -47,24 +51,24 @@ class Completion {
   }
 
   void Run() {
-    bool spent = false;
-    for (bool grew = true; grew && !spent;) {
+    for (bool grew = true; grew;) {
       grew = false;
       for (const ActionClass& c : result_.classes) {
-        for (std::uint32_t id = 0; id < set_->size() && !spent; ++id) {
+        for (std::uint32_t id = 0; id < set_->size(); ++id) {
           if (c.respects && id < reached_.size()) continue;
           const std::vector<Word> from(set_->Get(id).begin(), set_->Get(id).end());
           std::vector<std::vector<Word>> successors;
           std::string why;
           const auto began = std::chrono::steady_clock::now();
-          const std::uint64_t asked = result_.stats.queries;
+          const SolverStats before = result_.stats;
           const bool decided = For(id).Enumerate(c, StateView(from), set_.get(), &successors, &why);
           if (id >= reached_.size()) {  // the completion's own work
             spent_time_ += std::chrono::steady_clock::now() - began;
-            spent_queries_ += result_.stats.queries - asked;
+            spent_queries_ += result_.stats.queries - before.queries;
+            spent_work_ += result_.stats.work - before.work;
           }
           if (!decided) {
-            if (id >= reached_.size()) return Break(true);  // an added state's: out of budget
+            if (id >= reached_.size()) return Break(false);  // out of budget
             result_.reason = why;
             return;
           }
@@ -73,10 +77,10 @@ class Completion {
             const std::optional<std::uint32_t> known = set_->Find(StateView(to));
             if (known && *known < reached_.size()) continue;
             if (to.back() != 0) {
-              if (!failed_) failed_ = {spent_time_, spent_queries_};
               steps_.push_back({id, kFailed, &c, to});
               // The first step out fails: no completion can help (as without one).
               if (steps_.size() == 1) return Break(true);
+              if (!failed_) Failed();
               continue;
             }
             if (known) {
@@ -87,12 +91,11 @@ class Completion {
               grew = true;
             }
           }
-          spent = Spent();
+          if (Spent()) return Break(false);
         }
       }
     }
-    if (spent) return Break(true);
-    if (failed_) return Break(false);  // a failed successor was met
+    if (failed_) return Break(true);
     result_.closed = true;
     if (set_->size() > reached_.size()) result_.completed = std::move(set_);
   }
@@ -108,16 +111,17 @@ class Completion {
 
   // The checker of state `id`: the closure test's for a reached state; for an added one, a
   // checker of its own (made when the first added state is expanded) whose queries stop when the
-  // completion's time is up: its watch is made again before each state with what is left of the
-  // budget (one state's successors may take many queries; the solver reads the watch per query).
+  // completion's work or time is up (its time watch is made again before each state with what is
+  // left; one state's successors may take many queries, and the solver reads both per query).
   Checker& For(std::uint32_t id) {
     if (id < reached_.size()) return checker_;
-    double seconds = std::chrono::duration<double>(TimeBudget() - spent_time_).count();
+    double seconds = std::chrono::duration<double>(kMaxCompletionTime - spent_time_).count();
     if (made_.limits != nullptr) seconds = std::min(seconds, made_.limits->RemainingSeconds());
     budget_.emplace(ResourceLimits{std::max(seconds, 0.001), 0});
     if (!added_checker_) {
       added_checker_.emplace(made_.program, made_.spec, std::nullopt, made_.min_threads,
                              made_.timeout_ms, &result_.stats, &*budget_, made_.log);
+      added_checker_->BudgetWork(failed_ ? failed_->second : kMaxCompletionWork);
     }
     return *added_checker_;
   }
@@ -127,17 +131,20 @@ class Completion {
   // only tells which step out leads there, and may cost as much again as the completion so far.
   bool Spent() const {
     return set_->size() >= reached_.size() + std::max(kMaxCompletion, reached_.size()) ||
-           spent_queries_ > (failed_ ? 2 * failed_->second : kMaxCompletionQueries) ||
-           spent_time_ > TimeBudget();
+           spent_queries_ > (failed_ ? 2 * failed_->first : kMaxCompletionQueries) ||
+           spent_work_ > (failed_ ? 2 * failed_->second : kMaxCompletionWork) ||
+           spent_time_ > kMaxCompletionTime;
   }
-  std::chrono::steady_clock::duration TimeBudget() const {
-    return failed_ ? 2 * failed_->first : std::chrono::steady_clock::duration(kMaxCompletionTime);
+  void Failed() {
+    failed_ = {spent_queries_, spent_work_};
+    if (added_checker_) added_checker_->BudgetWork(spent_work_);
   }
 
-  void Break(bool spent) {
-    // What leads to a failed state (over budget: anything).
-    std::vector<bool> leads(set_->size(), spent);
-    for (bool more = true; more && !spent;) {
+  // The break: with `failed`, the first step out of the reached set (in the order the test
+  // without completion meets them) known to lead to a failed state; without, the first step out.
+  void Break(bool failed) {
+    std::vector<bool> leads(set_->size(), !failed);
+    for (bool more = failed; more;) {
       more = false;
       for (const Step& s : steps_) {
         if (s.from >= reached_.size() && !leads[s.from] && (s.to == kFailed || leads[s.to])) {
@@ -161,9 +168,9 @@ class Completion {
         "with the thread count left symbolic, the reached abstract states are not "
         "closed under " +
         checker_.DescribeClass(by) +
-        (!out                ? std::string()
-         : spent && !failed_ ? std::string(", and closing the set went beyond its budget")
-                             : std::string(", and closing the set met a failed state"));
+        (!out      ? std::string()
+         : failed_ ? std::string(", and closing the set met a failed state")
+                   : std::string(", and closing the set went beyond its budget"));
     result_.completed = std::move(set_);
   }
 
@@ -177,8 +184,9 @@ class Completion {
   std::vector<Step> steps_;  // every step out of the reached states or between added ones
   std::chrono::steady_clock::duration spent_time_{};
   std::uint64_t spent_queries_ = 0;
-  // When the first failed state was met: the completion's time and queries so far.
-  std::optional<std::pair<std::chrono::steady_clock::duration, std::uint64_t>> failed_;
+  std::uint64_t spent_work_ = 0;
+  // When the first failed state was met: the completion's queries and work so far.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> failed_;
 };
 
 }  // namespace

@@ -206,6 +206,10 @@ class Checker {
     return true;
   }
 
+  // From now on the queries spend at most `units` of the solver's Work between them; then each is
+  // undecided ("the work budget was spent"), as one the time limit stops is.
+  void BudgetWork(std::uint64_t units) { work_left_ = units; }
+
   std::string DescribeClass(const ActionClass& c) const {
     const Statement& s = program_.statements[c.stmt];
     const std::string who = c.other ? "another thread" : "thread " + std::to_string(c.thread);
@@ -405,10 +409,20 @@ class Checker {
       s_.SetTimeout(left_ms < timeout_ms_ ? static_cast<unsigned>(std::max(left_ms, 1.0))
                                           : timeout_ms_);
     }
+    if (work_left_) {
+      if (*work_left_ == 0) {
+        stopped_ = "the work budget was spent";
+        return SatResult::kUnknown;
+      }
+      s_.SetWorkLimit(*work_left_);
+    }
     Stopwatch clock;
+    const std::uint64_t work = s_.Work();
     const SatResult r = f();
     ++stats_->queries;
     stats_->seconds += clock.Seconds();
+    stats_->work += s_.Work() - work;
+    if (work_left_) *work_left_ -= std::min(*work_left_, s_.Work() - work);
     if (log_ != nullptr) {
       (*log_)(fmt::format("druba: solver query {}: {} in {:.3f} s ({})", stats_->queries,
                           r == SatResult::kSat     ? "sat"
@@ -419,6 +433,7 @@ class Checker {
     return r;
   }
   std::string phase_ = "initial states";
+  std::optional<std::uint64_t> work_left_;  // BudgetWork
 
   const Program& program_;
   const AbstractionSpec& spec_;

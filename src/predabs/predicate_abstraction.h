@@ -64,6 +64,7 @@ inline constexpr std::uint32_t kOtherThread = 0xFFFFFFFEU;
 struct SolverStats {
   std::uint64_t queries = 0;
   double seconds = 0;
+  std::uint64_t work = 0;  // in the solver's resource units (Solver::Work)
 };
 
 // Throws InputError unless `spec` fits `program` run by `n` threads: a thread index in a
@@ -190,11 +191,14 @@ struct AllCountsResult {
   // decides exactly that). It reaches what the runs cannot: a counter at 2^32 - 1.
   std::shared_ptr<const StateStore> completed;
 };
-// The completion's budget: states added (or as many as were reached), solver queries, time (the
-// added states' queries stop when it is up; one left undecided spends the budget too).
+// The completion's budget: states added (or as many as were reached), solver queries and the
+// solver's resource units (Solver::Work: models/bounded-counter.drb needs 413 queries and 1.5
+// million units), all three deterministic; time only as a backstop (the added states' queries
+// stop when it is up; one left undecided spends the budget too).
 inline constexpr std::size_t kMaxCompletion = 256;
 inline constexpr std::uint64_t kMaxCompletionQueries = 1000;
-inline constexpr std::chrono::seconds kMaxCompletionTime{5};
+inline constexpr std::uint64_t kMaxCompletionWork = 4'000'000;
+inline constexpr std::chrono::seconds kMaxCompletionTime{30};
 AllCountsResult CheckAllThreadCounts(const Program& program, const AbstractionSpec& spec,
                                      const StateStore& reached, std::uint32_t min_threads,
                                      unsigned timeout_ms, LimitWatch* limits = nullptr,

@@ -79,6 +79,8 @@ class Solver {
   virtual Term Quantify(bool forall, Term variable, Term body) = 0;
 
   virtual void SetTimeout(unsigned timeout_ms) = 0;  // for the following checks
+  // For each following check, at most `units` of Work (0: no limit); beyond it, kUnknown.
+  virtual void SetWorkLimit(std::uint64_t units) = 0;
   // The following checks are interrupted (kUnknown) within about 10 ms of a signal or of the time
   // limit that `limits` watch (null: none); the caller hears why from `limits`.
   virtual void WatchLimits(LimitWatch* limits) = 0;
@@ -96,6 +98,9 @@ class Solver {
   // After kUnknown: the solver's reason.
   virtual std::string ReasonUnknown() = 0;
   virtual std::uint64_t num_checks() const = 0;
+  // The work the checks so far cost, in the solver's own resource units (Z3's rlimit count): a
+  // budget in them does not depend on the machine's speed or load, as one in seconds does.
+  virtual std::uint64_t Work() const = 0;
   // The terms made so far; ForgetTermsFrom(mark) drops those made after `mark` (none of them may
   // be used again): a solver lent to many short-lived users keeps only its own.
   virtual std::size_t num_terms() const = 0;

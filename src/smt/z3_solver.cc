@@ -2,6 +2,7 @@
 #include <z3++.h>
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -157,6 +158,14 @@ class Z3Solver final : public Solver {
     timeout_ms_ = timeout_ms;
     SetParameters();
   }
+  void SetWorkLimit(std::uint64_t units) override {
+    // Z3's rlimit is an unsigned int: a larger limit is none.
+    const unsigned limit =
+        units > std::numeric_limits<unsigned>::max() ? 0U : static_cast<unsigned>(units);
+    if (limit == work_limit_) return;
+    work_limit_ = limit;
+    SetParameters();
+  }
   void WatchLimits(LimitWatch* limits) override { limits_ = limits; }
   // Once interrupted, the context may stay cancelled (an interruption just after a query ended
   // leaves it so until the next query, and a push then throws "push canceled"): the solver asks
@@ -184,12 +193,14 @@ class Z3Solver final : public Solver {
     z3::solver fresh(context_);
     z3::params params(context_);
     params.set("timeout", timeout_ms != 0 ? std::min(timeout_ms, timeout_ms_) : timeout_ms_);
+    params.set("rlimit", work_limit_);
     params.set("ctrl_c", false);
     fresh.set(params);
     for (const Term f : formulas) fresh.add(at(f));
     return Answer(fresh);
   }
   std::uint64_t num_checks() const override { return checks_; }
+  std::uint64_t Work() const override { return work_; }
   std::size_t num_terms() const override { return terms_.size(); }
   void ForgetTermsFrom(std::size_t mark) override {
     if (mark < terms_.size()) terms_.resize(mark, context_.bool_val(true));
@@ -324,10 +335,12 @@ class Z3Solver final : public Solver {
   }
 
  private:
-  // The solver's parameters: timeout_ms_, and no SIGINT handler (the signal is the run's to hear).
+  // The solver's parameters: timeout_ms_, work_limit_, and no SIGINT handler (the signal is the
+  // run's to hear).
   void SetParameters() {
     z3::params params(context_);
     params.set("timeout", timeout_ms_);
+    params.set("rlimit", work_limit_);
     params.set("ctrl_c", false);
     solver_.set(params);
     ++parameter_sets_;
@@ -339,6 +352,7 @@ class Z3Solver final : public Solver {
     if (!interrupted_.load()) {  // Z3's own timeout can overshoot; it does not hear signals
       const CancelGuard cancel = CancelOnStop(limits_, [this] { Interrupt(); });
       result = solver.check();
+      ReadWork(solver);
     }
     // Interrupted, even after Z3 answered: the run is stopping (the canceller fires only then).
     if (interrupted_.load()) {
@@ -356,6 +370,16 @@ class Z3Solver final : public Solver {
     }
     reason_ = solver.reason_unknown();
     return SatResult::kUnknown;
+  }
+
+  // The context's resource count (cumulative over its solvers) after a check.
+  void ReadWork(z3::solver& solver) {
+    const z3::stats stats = solver.statistics();
+    for (unsigned i = 0; i < stats.size(); ++i) {
+      if (stats.is_uint(i) && stats.key(i) == "rlimit count") {
+        work_ = std::max<std::uint64_t>(work_, stats.uint_value(i));
+      }
+    }
   }
 
   Term Add(const z3::expr& e) {
@@ -438,6 +462,8 @@ class Z3Solver final : public Solver {
   std::string reason_;  // why the last check was undecided
   std::uint64_t fresh_ = 0;
   std::uint64_t checks_ = 0;
+  std::uint64_t work_ = 0;   // Work()
+  unsigned work_limit_ = 0;  // SetWorkLimit
   std::uint64_t parameter_sets_ = 0;
   std::unique_ptr<z3::fixedpoint> fixedpoint_;  // the Horn clauses, made on first use
   std::vector<z3::func_decl> relations_;
