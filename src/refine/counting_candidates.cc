@@ -7,6 +7,9 @@
 // their locations' potentials: the count of the threads at each potential, weighted by it (`c ==
 // count(j: pc[j] == b) + 2 * count(j: pc[j] == wait || pc[j] == end)` after two fetch-and-adds),
 // alone and split by each Boolean local (a barrier counts the threads waiting for one sense).
+// A Boolean shared variable counts as 0 or 1 (`(if MTX then 1 else 0)`, as the C kind writes a
+// `_Bool` read): a lock taken by `assume !MTX; MTX := true` adds 1 where it is taken, and the
+// candidate `(if MTX then 1 else 0) == count(j: pc[j] in the critical section)` says who holds it.
 #include "refine/counting_candidates.h"
 
 #include <cstdint>
@@ -61,10 +64,36 @@ const Expr& Unwrapped(const Expr& e) {
   return e;
 }
 
-// Whether `e` is the counter itself (`x`), or with `copies` also a local that copies it.
+// Whether `e` is the counter itself (`x`; a Boolean's `if x then 1 else 0`), or with `copies`
+// also a local that copies it.
 bool IsCounter(const Counter& c, const Expr& e, bool copies) {
+  if (e.kind == Kind::kIte && e.args[1]->kind == Kind::kNumber && e.args[1]->value == 1 &&
+      e.args[2]->kind == Kind::kNumber && e.args[2]->value == 0) {
+    return e.args[0]->kind == Kind::kShared && e.args[0]->sort == Sort::kBool &&
+           IsCounter(c, *e.args[0], false);
+  }
   return e.args.empty() && ((e.kind == Kind::kShared && e.var == c.x) ||
                             (copies && e.kind == Kind::kLocal && c.copies.contains(e.var)));
+}
+
+// The value of a constant (a number, true or false as 1 or 0, a comparison of two numbers:
+// the C kind's `(1 != 0)`).
+std::optional<Int> Constant(const Expr& e) {
+  if (e.kind == Kind::kNumber || e.kind == Kind::kBool) return e.value;
+  if (e.kind != Kind::kBinary || e.args[0]->kind != Kind::kNumber ||
+      e.args[1]->kind != Kind::kNumber) {
+    return std::nullopt;
+  }
+  const Int& a = e.args[0]->value;
+  const Int& b = e.args[1]->value;
+  switch (e.op) {
+    case Op::kEq:
+      return Int(a == b ? 1 : 0);
+    case Op::kNe:
+      return Int(a != b ? 1 : 0);
+    default:
+      return std::nullopt;
+  }
 }
 
 // The constant by which `rhs` changes the counter (x + k, k + x, x - k, or a copy's t + k).
@@ -79,8 +108,13 @@ std::optional<Int> StepOf(const Counter& c, const Expr& written) {
   return std::nullopt;
 }
 
-// The value `cond` says the counter has where it holds (`x == k`, `k == x`), if it says one.
+// The value `cond` says the counter has where it holds (`x == k`, `k == x`; a Boolean's `x` or
+// `!x`), if it says one.
 std::optional<Int> ValueNamed(const Counter& c, const Expr& cond) {
+  if (cond.sort == Sort::kBool && IsCounter(c, cond, false)) return Int(1);
+  if (cond.kind == Kind::kUnary && cond.op == Op::kNot && IsCounter(c, *cond.args[0], false)) {
+    return Int(0);
+  }
   if (cond.kind != Kind::kBinary || cond.op != Op::kEq) return std::nullopt;
   const auto is_x = [&](const Expr& e) { return IsCounter(c, e, false); };
   const Expr& a = *cond.args[0];
@@ -127,7 +161,8 @@ void Effects(const Counter& c, const std::vector<Instr>& block, std::size_t at, 
       if (target.local || target.index != nullptr || target.var != c.x) continue;
       std::optional<Int> step = StepOf(c, *op.exprs[t]);
       const Expr& rhs = *op.exprs[t];
-      if (!step && path.known && rhs.kind == Kind::kNumber) step = rhs.value - *path.known;
+      const std::optional<Int> constant = Constant(rhs);
+      if (!step && path.known && constant) step = *constant - *path.known;
       path.delta = step && path.delta ? std::optional<Int>(*path.delta + *step) : std::nullopt;
       path.known = step && path.known ? std::optional<Int>(*path.known + *step) : std::nullopt;
     }
@@ -204,7 +239,6 @@ std::vector<std::optional<Int>> Potentials(const Program& program, const Counter
 void CountingAtoms(const Program& program, const std::string& j, std::vector<std::string>& out) {
   const ThreadTemplate& t = program.templates[0];
   for (std::uint32_t x = 0; x < program.shared.size(); ++x) {
-    if (program.shared[x].type == Type::kBool) continue;
     Counter counter{x, {}};
     for (std::uint32_t k = t.first; k < t.first + t.size; ++k) {
       counter.copies.merge(CopiesOf(program.statements[k].body, counter));
@@ -238,7 +272,10 @@ void CountingAtoms(const Program& program, const std::string& j, std::vector<std
           sum += (weight < 0 ? " - " : " + ") + scaled;
         }
       }
-      return fmt::format("{} == {}{}", program.shared[x].name, sum, init);
+      const std::string& name = program.shared[x].name;
+      return program.shared[x].type == Type::kBool
+                 ? fmt::format("(if {} then 1 else 0) == {}{}", name, sum, init)
+                 : fmt::format("{} == {}{}", name, sum, init);
     };
     out.push_back(atom(""));
     for (const Variable& local : program.locals) {

@@ -264,6 +264,16 @@ TEST(PredabsTest, RefinementCandidatesCountThreadsByWeight) {
       "  b: v := (if (t + 1) >= 4294967296 then (t + 1) - 4294967296 else (t + 1));\n"
       "  c: skip;\n}\n");
   EXPECT_EQ(wrapped("v == count(i: (pc[i] == c || pc[i] == end))"), 1);
+  // A Boolean lock counts as 0 or 1, in the C kind's words (`(if m then 1 else 0)`, `(1 != 0)`)
+  // and in plain ones (`assume !m; m := true`); a flag set with no value known first is no count.
+  const auto boolean = CandidateCounter(
+      "shared bool m = false;\nshared bool f = false;\nthread T * 2.. {\n"
+      "  a: atomic { assume ((if m then 1 else 0) == 0); m := (1 != 0) };\n  b: f := true;\n"
+      "  c: atomic { assume m; m := false };\n  d: atomic { assume !m; m := true };\n"
+      "  e: atomic { assume ((if m then 1 else 0) == 1); m := (0 != 0) };\n}\n");
+  EXPECT_EQ(boolean("(if m then 1 else 0) == count(i: (pc[i] == b || pc[i] == c || pc[i] == e))"),
+            1);
+  EXPECT_EQ(boolean("(if f then 1 else 0) == count(i: pc[i] == c)"), 0);
 }
 
 // Every other thread's assertion where it is made, also under the branch it is made in: the C
