@@ -314,5 +314,29 @@ TEST(PredabsTest, AnInterruptionAfterAQueryLeavesTheSolverUndecidedNotBroken) {
   });
 }
 
+// The completion's budget is counted in the solver's own resource units, not seconds, so that a
+// verdict does not depend on the machine's load: the same query costs the same work in two fresh
+// solvers, and a work limit below it leaves the query undecided, whatever the clock says.
+TEST(PredabsTest, TheWorkBudgetIsTheSolversOwnCount) {
+  const auto ask = [](std::uint64_t limit) {
+    auto solver = MakeZ3Solver(60000);
+    solver->SetWorkLimit(limit);
+    const Solver::Term x = solver->FreshInt("x");
+    const Solver::Term y = solver->FreshInt("y");
+    const auto square = [&](Solver::Term t) { return solver->Apply(Fn::kMul, {t, t}); };
+    solver->Assert(solver->Apply(
+        Fn::kEq, {solver->Apply(Fn::kAdd, {square(x), square(y)}), solver->IntValue(625)}));
+    solver->Assert(solver->Apply(Fn::kLt, {y, x}));
+    solver->Assert(solver->Apply(Fn::kLt, {solver->IntValue(0), y}));
+    const SatResult r = solver->Check();
+    return std::pair{r, solver->Work()};
+  };
+  const auto [first, work] = ask(0);
+  ASSERT_EQ(first, SatResult::kSat);
+  ASSERT_GT(work, 100U);
+  EXPECT_EQ(ask(0), std::pair(SatResult::kSat, work));
+  EXPECT_EQ(ask(work / 10).first, SatResult::kUnknown);
+}
+
 }  // namespace
 }  // namespace druba::predabs
