@@ -24,7 +24,10 @@ namespace {
 // step out of the reached set, in the order the test without completion meets them (refinement
 // sees the break it saw before), from which a failed state is reached: a step to a state that is
 // reachable but that no run reaches, a counter at 2^32 - 1, may lead nowhere bad and then needs
-// no predicate. Over its budget, the break is the first step out, as without completion.
+// no predicate. Over its budget, the break is the first step out, as without completion. The
+// bundled models' refinement paths depend on this rule: handing refinement the step out that
+// begins the path to the first failed state met sent refine.lock_2 into a dead end, and taking
+// a step out that fails itself first left model.backoff-lock unknown.
 //
 // The budget is deterministic: states added, queries and the solver's resource units spent on
 // added states (the closure test's own work on reached ones is not the completion's), so that a
