@@ -27,6 +27,22 @@ void Lowering::Body(std::size_t t) {
   pending_.clear();
 }
 
+void Lowering::Return(CXCursor s, const std::vector<CXCursor>& kids) {
+  Frame& f = frames_.back();
+  if (!kids.empty() && f.exit >= 0 && !f.result.empty()) {
+    Assign(Scalar(f.result, f.result_boolean), kids[0], s);
+  }
+  if (f.exit >= 0) {
+    if (atomic_ != nullptr) {  // the atomic function's last statement (Inline)
+      f.returned = true;
+      return;
+    }
+    Emit(Goto(f.exit), s);
+  } else {
+    Emit(f.main ? "atomic { __exited := true; end }" : "end", s);
+  }
+}
+
 void Lowering::Stmt(CXCursor s) {
   const std::vector<CXCursor> kids = Children(s);
   if (atomic_ != nullptr && frames_.back().returned && KindOf(s) != CXCursor_NullStmt) {
@@ -71,22 +87,8 @@ void Lowering::Stmt(CXCursor s) {
     case CXCursor_LabelStmt:
     case CXCursor_GotoStmt:
       return LabelOrGoto(s);
-    case CXCursor_ReturnStmt: {
-      Frame& f = frames_.back();
-      if (!kids.empty() && f.exit >= 0 && !f.result.empty()) {
-        Assign(Scalar(f.result, f.result_boolean), kids[0], s);
-      }
-      if (f.exit >= 0) {
-        if (atomic_ != nullptr) {  // the atomic function's last statement (Inline)
-          f.returned = true;
-          return;
-        }
-        Emit(Goto(f.exit), s);
-      } else {
-        Emit(f.main ? "atomic { __exited := true; end }" : "end", s);
-      }
-      return;
-    }
+    case CXCursor_ReturnStmt:
+      return Return(s, kids);
     default:
       if (clang_isExpression(KindOf(s)) != 0) return ExprStmt(s);
       Refuse(s, "the statement '" + Text(clang_getCursorKindSpelling(KindOf(s))) + "'");

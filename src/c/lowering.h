@@ -348,6 +348,8 @@ class Lowering {
   void Stmt(CXCursor s);
   void Declarations(CXCursor s);
   void LabelOrGoto(CXCursor s);
+  // `return`: the result into the inlined call's variable, then to its exit (main's: the end).
+  void Return(CXCursor s, const std::vector<CXCursor>& kids);
   void If(CXCursor s);
   bool NondetCall(CXCursor cond);
   std::string IfNot(CXCursor cond, int label);  // the step that goes to `label` unless `cond`

@@ -227,6 +227,15 @@ Property PropertyOf(predabs::IntModel& model, const PredicateAbstraction& abs,
   return property;
 }
 
+// A program that chooses values: its exhaustion would prove nothing, and druba knows that.
+void RefuseChoices(const predabs::Program& program) {
+  if (program.chooses_at.line != 0) {
+    throw InputError(program.chooses_at,
+                     "druba-mpi does not yet take a program that chooses values (`x := *`): "
+                     "run druba");
+  }
+}
+
 // One count's run at every process (the order from process 0); at process 0, the CountRun the
 // strategy reads. Process 0 runs it with the strategy's program and abstraction (`named`), whose
 // names (a quantifier's bound thread) the report and the certificate show as druba's do; the
@@ -241,11 +250,7 @@ run::CountRun RunOneCount(DrbSession& session, const CountOrder& order,
   std::optional<predabs::Program> parsed;
   if (named == nullptr) parsed = drb::ParseProgram(session.source + "\n" + order.block, o.model);
   const predabs::Program& program = named != nullptr ? *named : *parsed;
-  if (program.chooses_at.line != 0) {  // its exhaustion would prove nothing: druba knows that
-    throw InputError(program.chooses_at,
-                     "druba-mpi does not yet take a program that chooses values (`x := *`): "
-                     "run druba");
-  }
+  RefuseChoices(program);
   const predabs::AbstractionSpec& spec =
       named_spec != nullptr ? *named_spec : program.abstractions.back();
   predabs::IntModel model(program, order.n);
