@@ -47,12 +47,13 @@ bool RefineAfter(const Round& round, const ThreadCounts& threads, Refiner& refin
   const std::optional<ClosureFailure>& failure =
       across ? round.counts.all->failure : last.result.closure_failure;
   if (!failure || !failure->undecided.empty()) return false;
-  const StateStore& set =
-      across && round.counts.all->completed ? *round.counts.all->completed : *kept.abstract_set;
-  return refiner.Refine(
-      {*failure, set, across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
-       threads.first, kept.concrete_sample.get(), last.threads},
-      &limits);
+  // The reached set, not the completion's grown one: its added states are not known to be
+  // harmless when the completion failed (refinement tested candidates against them from 93fa818
+  // to here, and sense-barrier's counting pair no longer removed its break).
+  return refiner.Refine({*failure, *kept.abstract_set,
+                         across ? std::nullopt : std::optional<std::uint32_t>(last.threads),
+                         threads.first, kept.concrete_sample.get(), last.threads},
+                        &limits);
 }
 
 // Refines from `round` (run with the refiner's first abstraction) until a round decides or the
