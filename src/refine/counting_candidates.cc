@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "drb/parser.h"
+
 namespace druba::predabs {
 namespace {
 
@@ -76,24 +78,15 @@ bool IsCounter(const Counter& c, const Expr& e, bool copies) {
                             (copies && e.kind == Kind::kLocal && c.copies.contains(e.var)));
 }
 
-// The value of a constant (a number, true or false as 1 or 0, a comparison of two numbers:
-// the C kind's `(1 != 0)`).
+// The value of a constant (a number, true or false as 1 or 0, a comparison of two numbers for
+// (in)equality: the C kind's `(1 != 0)`), as the language computes it.
 std::optional<Int> Constant(const Expr& e) {
   if (e.kind == Kind::kNumber || e.kind == Kind::kBool) return e.value;
-  if (e.kind != Kind::kBinary || e.args[0]->kind != Kind::kNumber ||
-      e.args[1]->kind != Kind::kNumber) {
+  if (e.kind != Kind::kBinary || (e.op != Op::kEq && e.op != Op::kNe) ||
+      e.args[0]->kind != Kind::kNumber || e.args[1]->kind != Kind::kNumber) {
     return std::nullopt;
   }
-  const Int& a = e.args[0]->value;
-  const Int& b = e.args[1]->value;
-  switch (e.op) {
-    case Op::kEq:
-      return Int(a == b ? 1 : 0);
-    case Op::kNe:
-      return Int(a != b ? 1 : 0);
-    default:
-      return std::nullopt;
-  }
+  return drb::ApplyBinaryOp(e.op, e.args[0]->value, e.args[1]->value);
 }
 
 // The constant by which `rhs` changes the counter (x + k, k + x, x - k, or a copy's t + k).
