@@ -73,7 +73,9 @@ class Completion {
           // (the grown set's admit more, and its queries can be far harder: sense-barrier's ran
           // into the 20 s solver timeout); the passes after a growth look at every state again.
           const StateStore& views = own ? *set_ : reached_;
-          const bool decided = For(own).Enumerate(c, StateView(from), &views, &successors, &why);
+          // A successor already in the grown set needs no more precise query (Enumerate).
+          const bool decided =
+              For(own).Enumerate(c, StateView(from), &views, &successors, &why, set_.get());
           if (own) {
             spent_time_ += std::chrono::steady_clock::now() - began;
             spent_queries_ += result_.stats.queries - before.queries;

@@ -110,9 +110,13 @@ class Checker {
   // symbolic thread count the view invariant is first assumed for the acting thread only
   // (quantifier-free and fast); only when that admits a successor outside `reached` is the
   // query repeated with every thread's view (quantified, more precise, slower). Both are sound:
-  // a weaker assumption only admits more successors.
+  // a weaker assumption only admits more successors. `known` (default: `reached`) is the set
+  // a successor must lie outside of to escape: the closure test's completion asks with the views
+  // of the reached set and knows a grown set, whose states need no more precise query.
   bool Enumerate(const ActionClass& c, StateView abstract, const StateStore* reached,
-                 std::vector<std::vector<Word>>* out, std::string* why) {
+                 std::vector<std::vector<Word>>* out, std::string* why,
+                 const StateStore* known = nullptr) {
+    if (known == nullptr) known = reached;
     if (abstract.back() != 0) return true;  // failed states are not expanded
     if (!c.other && !TrackedPcAllows(c, abstract)) return true;
     // Tries from the cheapest: the acting thread's view with counts related to one witness, then
@@ -129,15 +133,19 @@ class Checker {
     SatResult r = SatResult::kUnknown;
     for (const Try& t : tries) {
       std::vector<std::vector<Word>> found;
-      const SatResult now = EnumerateWith(c, abstract, reached, t.all_views, t.witnesses, &found);
+      const auto ask = [&] {
+        return EnumerateWith(c, abstract, reached, t.all_views, t.witnesses, &found);
+      };
+      // After a decided try, a more precise one only sharpens a sound answer: it gets a bounded
+      // share of the solver's work (deterministic, unlike the timeout it used to run into).
+      const SatResult now = r == SatResult::kUnknown ? ask() : WithinWork(kSharperTryWork, ask);
       if (now != SatResult::kUnknown || r == SatResult::kUnknown) {
         *out = std::move(found);
         r = now;
       }
-      const bool escapes =
-          r == SatResult::kUnknown || std::any_of(out->begin(), out->end(), [&](const auto& to) {
-            return !reached->Find(StateView(to));
-          });
+      const bool escapes = r == SatResult::kUnknown ||
+                           std::any_of(out->begin(), out->end(),
+                                       [&](const auto& to) { return !known->Find(StateView(to)); });
       if (!escapes) break;
     }
     if (r != SatResult::kUnknown) return true;
@@ -209,6 +217,9 @@ class Checker {
   // From now on the queries spend at most `units` of the solver's Work between them; then each is
   // undecided ("the work budget was spent"), as one the time limit stops is.
   void BudgetWork(std::uint64_t units) { work_left_ = units; }
+
+  // The solver's work a try more precise than a decided one may spend (Enumerate): about 2 s.
+  static constexpr std::uint64_t kSharperTryWork = 4'000'000;
 
   std::string DescribeClass(const ActionClass& c) const {
     const Statement& s = program_.statements[c.stmt];
@@ -395,6 +406,26 @@ class Checker {
       out->push_back(std::move(words));
     }
     s_.Pop();
+    return r;
+  }
+
+  // f() with its queries' work within `units` (and within the budget, if any); then the budget
+  // is as before, less what f spent.
+  template <class F>
+  SatResult WithinWork(std::uint64_t units, F&& f) {
+    const std::optional<std::uint64_t> saved = work_left_;
+    const std::string stopped = stopped_;
+    const std::uint64_t allowed = saved ? std::min(*saved, units) : units;
+    work_left_ = allowed;
+    const SatResult r = f();
+    const std::uint64_t spent = allowed - *work_left_;
+    work_left_ = saved;
+    if (saved) {
+      *work_left_ -= spent;
+    } else {
+      s_.SetWorkLimit(0);
+    }
+    if (!saved || *saved > units) stopped_ = stopped;  // its own limit is not the budget's
     return r;
   }
 

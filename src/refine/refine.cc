@@ -407,15 +407,22 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
       values[c] = ValuesOn(*candidate, weights, at.sample_threads);
     }
   }
+  const std::uint64_t work_before = figures_.stats.work;
+  bool spent = false;
   for (const Move& move : Moves(weights, values, depth)) {
     if (limits != nullptr && limits->Check()) {
       figures_.stopped = *limits->Check();
       return false;
     }
+    if (figures_.stats.work - work_before > kMaxBreakWork) {
+      spent = true;
+      break;
+    }
     if (TryMove(move, at, weights, values, limits)) return true;
   }
   figures_.stopped = "no candidate predicate removes the closure break (" +
-                     std::to_string(figures_.candidates) + " candidates, alone and in pairs)";
+                     std::to_string(figures_.candidates) + " candidates, alone and in pairs" +
+                     (spent ? ", tried within the solver work one break may spend)" : ")");
   stuck_ = true;
   return false;
 }

@@ -91,6 +91,11 @@ inline constexpr std::size_t kWeighedStates = 1 << 14;  // sampled states that w
 inline constexpr std::uint32_t kPairScore = 2;          // pairs are tried up to this score
 inline constexpr std::size_t kMaxTriples = 64;          // triples, up to the same score
 inline constexpr std::size_t kMaxMoves = 2000;          // moves tried at one break
+// The solver's work (Z3's resource units, about 2 million a second) the candidate tests at one
+// break may spend: a break is a dead end when none of the moves tried within it removes the break.
+// The bundled models' breaks that were removed took at most 4.8 million; a dead end of
+// models/refcount.drb took 56 million (deterministic, unlike a time limit).
+inline constexpr std::uint64_t kMaxBreakWork = 16'000'000;
 inline constexpr std::size_t kMaxGroup =
     8;  // the Horn solver's atoms are tried together up to this
 // A candidate test's solver query that takes longer counts as "does not remove the break".
