@@ -98,10 +98,27 @@ Val Lowering::Value(CXCursor e, Mode mode) {
   }
 }
 
+namespace {
+
+// Whether `e` calls a function of the program (not a nondeterministic value's): its body's steps
+// would be emitted before the expression's.
+bool CallsAFunction(CXCursor e) {
+  if (KindOf(e) == CXCursor_CallExpr && !Spelling(e).starts_with("__VERIFIER_nondet_")) {
+    return true;
+  }
+  for (const CXCursor kid : Children(e)) {
+    if (CallsAFunction(kid)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
   const std::vector<CXCursor> kids = Children(e);
   const Val l = Expr(kids[0], mode);
   const bool lazy = op == "&&" || op == "||";
+  if (lazy && mode != Mode::kCount && CallsAFunction(kids[1])) return LazyCall(e, op, l, mode);
   maybe_ += lazy ? 1 : 0;
   const Val r = Expr(kids[1], mode);
   maybe_ -= lazy ? 1 : 0;
@@ -124,6 +141,34 @@ Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
   return {value, false};
 }
 
+// `l && r` or `l || r` where r calls a function: l's value into a temporary, and r's steps (the
+// call's body among them) only where C evaluates r, then r's value into the same temporary.
+Val Lowering::LazyCall(CXCursor e, const std::string& op, const Val& l, Mode mode) {
+  const CXCursor right = Children(e)[1];
+  const std::string t = Temp(true);
+  Emit(t + " := " + AsBool(l), e);
+  const std::string evaluates = op == "&&" ? t : "!" + t;  // whether C evaluates r
+  const std::string skips = op == "&&" ? "!" + t : t;
+  if (atomic_ != nullptr) {  // structured, as an `if` in an atomic section
+    std::vector<std::string>* outer = atomic_;
+    std::vector<std::string> block;
+    atomic_ = &block;
+    const Val r = Expr(right, mode);
+    block.push_back(t + " := " + AsBool(r));
+    atomic_ = outer;
+    std::string steps;
+    for (std::size_t i = 0; i < block.size(); ++i) steps += (i > 0 ? "; " : "") + block[i];
+    Emit("if " + evaluates + " then { " + steps + " } else {  }", e);
+    return {t, true};
+  }
+  const int after = Label();
+  Emit("if " + skips + " then " + Goto(after), e);
+  const Val r = Expr(right, mode);
+  Emit(t + " := " + AsBool(r), e);
+  Place(after);
+  return {t, true};
+}
+
 std::string Lowering::Arith(const std::string& op, const std::string& a, const std::string& b) {
   if (op == "+" || op == "-" || op == "*") return "(" + a + " " + op + " " + b + ")";
   // C divides truncating toward zero; .drb's `/` is Euclidean (the remainder is never negative).
@@ -142,7 +187,8 @@ Val Lowering::CallValue(CXCursor call, Mode mode) {
   if (!name.starts_with("__VERIFIER_nondet_")) {
     // A function's value: its call runs before the rest of the expression, into a temporary
     // (C leaves the order of an operator's operands open), but never where C might not call it.
-    if (maybe_ > 0) Refuse(call, "a call after `&&`, `||` or `?`, which C may not make");
+    // (After `&&` or `||` Binary makes the call's steps conditional: LazyCall.)
+    if (maybe_ > 0) Refuse(call, "a call in a branch of `?:`, which C may not make");
     const Var t = Scalar(Temp(boolean), boolean);
     Call(call, &t);
     return {t.name, boolean};

@@ -179,10 +179,16 @@ void Lowering::If(CXCursor s) {
     std::vector<std::string>* outer = atomic_;
     std::vector<std::string> then_block;
     std::vector<std::string> else_block;
+    // A return in a branch ends that branch (`if (c) return 1; else return 0;`); once one branch
+    // has returned, a statement after the `if` is refused (Stmt), as after a return.
+    bool& returned = frames_.back().returned;
     atomic_ = &then_block;
     Stmt(kids[1]);
+    const bool then_returned = returned;
+    returned = false;
     atomic_ = &else_block;
     if (kids.size() > 2) Stmt(kids[2]);
+    returned = returned || then_returned;
     atomic_ = outer;
     const auto block = [](const std::vector<std::string>& v) {
       std::string out = "{ ";

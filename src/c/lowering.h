@@ -68,7 +68,7 @@ struct Frame {
 
 enum class Mode { kCount, kEmit, kHoist };
 
-inline constexpr long long kMaxArray = 256;  // the .drb arrays' limit (docs/drb.md)
+inline constexpr long long kMaxArray = 4096;  // the .drb arrays' limit (docs/drb.md)
 
 inline const std::set<std::string>& Reserved() {
   static const std::set<std::string> words{
@@ -330,6 +330,7 @@ class Lowering {
   Val Value(CXCursor e, Mode mode);
   bool InRange(CXCursor e, int bits);
   Val Binary(CXCursor e, const std::string& op, Mode mode);
+  Val LazyCall(CXCursor e, const std::string& op, const Val& l, Mode mode);
   Val CallValue(CXCursor call, Mode mode);
   // a op b for an arithmetic operator of C on integers (+ - * / %).
   static std::string Arith(const std::string& op, const std::string& a, const std::string& b);
@@ -415,7 +416,7 @@ class Lowering {
   bool main_stays_ = false;           // main reached an endless RolesLoop: nothing after it runs
   int reads_ = 0;
   int loop_depth_ = 0;
-  int maybe_ = 0;  // inside an operand C may not evaluate (after `&&`, `||`, `?`)
+  int maybe_ = 0;  // inside an operand C may not evaluate (a branch of `?:`)
 };
 
 }  // namespace druba::c::internal

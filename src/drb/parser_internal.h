@@ -31,7 +31,7 @@ struct Token {
 
 // The longest integer literal, in decimal digits (without leading zeros).
 inline constexpr std::size_t kMaxLiteralDigits = 1000;
-inline constexpr std::uint32_t kMaxArraySize = 256;  // elements of a fixed-size array
+inline constexpr std::uint32_t kMaxArraySize = 4096;  // elements of a fixed-size array
 
 // The tokens of `text` (names `file` in errors), ending with one of kind kEnd.
 std::vector<Token> Lex(std::string_view text, const std::string& file);

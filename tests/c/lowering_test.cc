@@ -163,11 +163,37 @@ TEST(LoweringTest, ACallInAnExpressionRunsFirstIntoATemporary) {
   EXPECT_THAT(out, Not(HasSubstr("printf")));  // output: nothing the property sees
 }
 
-TEST(LoweringTest, ACallCMightNotMakeIsRefusedAtItsPlace) {
+TEST(LoweringTest, ACallAfterAndOrOrRunsOnlyWhereCMakesIt) {
+  // The left operand's value into a temporary; the call's steps only where C evaluates it.
   const Program p(
       "int x;\nint f(void) { x = 1; return 1; }\n"
       "int main(void) { if (x == 0 || f()) x = 2; return 0; }\n");
-  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:4:32: error: a call after `&&`, `||` or `?`"));
+  EXPECT_THAT(p.Translation(), HasSubstr("c4: tmp := (x == 0);\n  c4_2: if tmp then goto c4_4;\n"
+                                         "  c3: x := 1;\n  c3_2: tmp_2 := 1;\n"
+                                         "  c3_3: goto c4_3;\n  c4_3: tmp := (tmp_2 != 0);\n"
+                                         "  c4_4: if !tmp then goto c4_6;"));
+  // In an atomic section, structured; the function's two returns end their branches.
+  const Program atomic(
+      "int top;\nint empty(void) { if (top == 0) return 1; else return 0; }\n"
+      "void __VERIFIER_atomic_check(int r) { if (!(r && !empty())) reach_error(); }\n"
+      "int main(void) { top = 1; __VERIFIER_atomic_check(1); return 0; }\n");
+  EXPECT_THAT(atomic.Translation(),
+              HasSubstr("tmp := (__VERIFIER_atomic_check_r_ != 0); if tmp then { if (top == 0) "
+                        "then { tmp_2 := 1 } else { tmp_2 := 0 }; tmp := (!(tmp_2 != 0)) } else "
+                        "{  }; if (!tmp) then { assert __exited } else {  } };"));
+}
+
+TEST(LoweringTest, ACallCMightNotMakeIsRefusedAtItsPlace) {
+  const Program p(
+      "int x;\nint f(void) { x = 1; return 1; }\n"
+      "int main(void) { int y = x ? f() : 0; return y; }\n");
+  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:4:30: error: a call in a branch of `?:`"));
+  // A return in one branch of an atomic function's `if`, and a statement after that `if`.
+  const Program after(
+      "int top;\nvoid __VERIFIER_atomic_f(void) { if (top == 0) return; top = 2; }\n"
+      "int main(void) { __VERIFIER_atomic_f(); return 0; }\n");
+  EXPECT_THAT(after.Refusal(),
+              HasSubstr("p.c:3:56: error: a statement after a return inside an atomic section"));
 }
 
 TEST(LoweringTest, OutputWhoseArgumentsChangeSomethingIsRefused) {
@@ -176,9 +202,9 @@ TEST(LoweringTest, OutputWhoseArgumentsChangeSomethingIsRefused) {
 }
 
 TEST(LoweringTest, AnArrayLargerThanDrbsIsRefusedWithItsSize) {
-  const Program p("int big[300];\nint main(void) { big[0] = 1; return 0; }\n");
+  const Program p("int big[5000];\nint main(void) { big[0] = 1; return 0; }\n");
   EXPECT_THAT(p.Refusal(),
-              HasSubstr("p.c:2:5: error: an array of 300 elements (druba's have 1 to 256)"));
+              HasSubstr("p.c:2:5: error: an array of 5000 elements (druba's have 1 to 4096)"));
 }
 
 TEST(LoweringTest, AStaticLocalIsRefusedAtItsPlace) {

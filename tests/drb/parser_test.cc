@@ -214,7 +214,7 @@ TEST(DrbParserTest, ErrorsNameFileLineAndColumn) {
       {"local int a[threads];",
        "m.drb:1:13: error: an array with one entry per thread is shared: `shared T a[threads]` "
        "(a local array has a size: `local T a[3]`)"},
-      {"shared int a[0];", "m.drb:1:14: error: an array has 1 to 256 elements"},
+      {"shared int a[0];", "m.drb:1:14: error: an array has 1 to 4096 elements"},
       {"shared int a[n];",
        "m.drb:1:14: error: expected an array size (a number, or `threads`) but found 'n'"},
       {"shared int a[3]; thread T { a[3] := 1; }",
