@@ -8,6 +8,22 @@
 
 namespace druba::c::internal {
 
+namespace {
+
+// Whether `e` calls a function of the program (not a nondeterministic value's): its body's steps
+// would be emitted before the expression's.
+bool CallsAFunction(CXCursor e) {
+  if (KindOf(e) == CXCursor_CallExpr && !Spelling(e).starts_with("__VERIFIER_nondet_")) {
+    return true;
+  }
+  for (const CXCursor kid : Children(e)) {
+    if (CallsAFunction(kid)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Val Lowering::Expr(CXCursor e, Mode mode) {
   Val v = Value(e, mode);
   const IntegerType type = IntegerOf(clang_getCursorType(e));
@@ -82,10 +98,11 @@ Val Lowering::Value(CXCursor e, Mode mode) {
     }
     case CXCursor_ConditionalOperator: {
       const std::string c = AsBool(Expr(kids[0], mode));
-      ++maybe_;
+      if (mode != Mode::kCount && (CallsAFunction(kids[1]) || CallsAFunction(kids[2]))) {
+        return LazyChoice(b, c, mode);
+      }
       const Val a = Expr(kids[1], mode);
       const Val z = Expr(kids[2], mode);
-      --maybe_;
       if (a.boolean && z.boolean)
         return {"(if " + c + " then " + a.text + " else " + z.text + ")", true};
       return {"(if " + c + " then " + AsInt(a) + " else " + AsInt(z) + ")", false};
@@ -98,30 +115,12 @@ Val Lowering::Value(CXCursor e, Mode mode) {
   }
 }
 
-namespace {
-
-// Whether `e` calls a function of the program (not a nondeterministic value's): its body's steps
-// would be emitted before the expression's.
-bool CallsAFunction(CXCursor e) {
-  if (KindOf(e) == CXCursor_CallExpr && !Spelling(e).starts_with("__VERIFIER_nondet_")) {
-    return true;
-  }
-  for (const CXCursor kid : Children(e)) {
-    if (CallsAFunction(kid)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 Val Lowering::Binary(CXCursor e, const std::string& op, Mode mode) {
   const std::vector<CXCursor> kids = Children(e);
   const Val l = Expr(kids[0], mode);
   const bool lazy = op == "&&" || op == "||";
   if (lazy && mode != Mode::kCount && CallsAFunction(kids[1])) return LazyCall(e, op, l, mode);
-  maybe_ += lazy ? 1 : 0;
   const Val r = Expr(kids[1], mode);
-  maybe_ -= lazy ? 1 : 0;
   if (op == "&&") return {"(if " + AsBool(l) + " then " + AsBool(r) + " else false)", true};
   if (op == "||") return {"(if " + AsBool(l) + " then true else " + AsBool(r) + ")", true};
   if ((op == "==" || op == "!=") && l.boolean && r.boolean) {
@@ -169,6 +168,36 @@ Val Lowering::LazyCall(CXCursor e, const std::string& op, const Val& l, Mode mod
   return {t, true};
 }
 
+// `c ? a : z` where a branch calls a function: each branch's steps only where C evaluates it, its
+// value into one temporary.
+Val Lowering::LazyChoice(CXCursor e, const std::string& c, Mode mode) {
+  const std::vector<CXCursor> kids = Children(e);
+  const std::string t = Temp(false);
+  if (atomic_ != nullptr) {  // structured, as an `if` in an atomic section
+    std::vector<std::string>* outer = atomic_;
+    std::string blocks[2];
+    for (int i = 0; i < 2; ++i) {
+      std::vector<std::string> block;
+      atomic_ = &block;
+      const Val v = Expr(kids[1 + i], mode);
+      block.push_back(t + " := " + AsInt(v));
+      for (std::size_t k = 0; k < block.size(); ++k) blocks[i] += (k > 0 ? "; " : "") + block[k];
+    }
+    atomic_ = outer;
+    Emit("if " + c + " then { " + blocks[0] + " } else { " + blocks[1] + " }", e);
+    return {t, false};
+  }
+  const int other = Label();
+  const int after = Label();
+  Emit("if !" + c + " then " + Goto(other), e);
+  Emit(t + " := " + AsInt(Expr(kids[1], mode)), e);
+  Emit(Goto(after), e);
+  Place(other);
+  Emit(t + " := " + AsInt(Expr(kids[2], mode)), e);
+  Place(after);
+  return {t, false};
+}
+
 std::string Lowering::Arith(const std::string& op, const std::string& a, const std::string& b) {
   if (op == "+" || op == "-" || op == "*") return "(" + a + " " + op + " " + b + ")";
   // C divides truncating toward zero; .drb's `/` is Euclidean (the remainder is never negative).
@@ -186,9 +215,8 @@ Val Lowering::CallValue(CXCursor call, Mode mode) {
   if (mode == Mode::kCount) return {boolean ? "false" : "0", boolean};
   if (!name.starts_with("__VERIFIER_nondet_")) {
     // A function's value: its call runs before the rest of the expression, into a temporary
-    // (C leaves the order of an operator's operands open), but never where C might not call it.
-    // (After `&&` or `||` Binary makes the call's steps conditional: LazyCall.)
-    if (maybe_ > 0) Refuse(call, "a call in a branch of `?:`, which C may not make");
+    // (C leaves the order of an operator's operands open); after `&&` or `||` and in a branch
+    // of `?:`, Binary and Value have made its steps conditional (LazyCall, LazyChoice).
     const Var t = Scalar(Temp(boolean), boolean);
     Call(call, &t);
     return {t.name, boolean};

@@ -331,6 +331,7 @@ class Lowering {
   bool InRange(CXCursor e, int bits);
   Val Binary(CXCursor e, const std::string& op, Mode mode);
   Val LazyCall(CXCursor e, const std::string& op, const Val& l, Mode mode);
+  Val LazyChoice(CXCursor e, const std::string& c, Mode mode);
   Val CallValue(CXCursor call, Mode mode);
   // a op b for an arithmetic operator of C on integers (+ - * / %).
   static std::string Arith(const std::string& op, const std::string& a, const std::string& b);
@@ -416,7 +417,6 @@ class Lowering {
   bool main_stays_ = false;           // main reached an endless RolesLoop: nothing after it runs
   int reads_ = 0;
   int loop_depth_ = 0;
-  int maybe_ = 0;  // inside an operand C may not evaluate (a branch of `?:`)
 };
 
 }  // namespace druba::c::internal

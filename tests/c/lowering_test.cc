@@ -183,11 +183,23 @@ TEST(LoweringTest, ACallAfterAndOrOrRunsOnlyWhereCMakesIt) {
                         "{  }; if (!tmp) then { assert __exited } else {  } };"));
 }
 
-TEST(LoweringTest, ACallCMightNotMakeIsRefusedAtItsPlace) {
+TEST(LoweringTest, ACallInABranchOfAChoiceRunsOnlyThere) {
   const Program p(
       "int x;\nint f(void) { x = 1; return 1; }\n"
       "int main(void) { int y = x ? f() : 0; return y; }\n");
-  EXPECT_THAT(p.Refusal(), HasSubstr("p.c:4:30: error: a call in a branch of `?:`"));
+  EXPECT_THAT(p.Translation(), HasSubstr("c4: if !(x != 0) then goto c4_4;\n  c3: x := 1;\n"
+                                         "  c3_2: tmp_2 := 1;\n  c3_3: goto c4_2;\n"
+                                         "  c4_2: tmp := tmp_2;\n  c4_3: goto c4_5;\n"
+                                         "  c4_4: tmp := 0;\n  c4_5: main_y := tmp;"));
+  const Program atomic(
+      "int x;\nint f(void) { x = x + 1; return 5; }\n"
+      "void __VERIFIER_atomic_g(void) { int y = x ? f() : 2; }\n"
+      "int main(void) { __VERIFIER_atomic_g(); return 0; }\n");
+  EXPECT_THAT(atomic.Translation(), HasSubstr("atomic { if (x != 0) then { x := (x + 1); tmp_2 := "
+                                              "5; tmp := tmp_2 } else { tmp := 2 };"));
+}
+
+TEST(LoweringTest, AStatementAfterAReturnInAnAtomicSectionIsRefused) {
   // A return in one branch of an atomic function's `if`, and a statement after that `if`.
   const Program after(
       "int top;\nvoid __VERIFIER_atomic_f(void) { if (top == 0) return; top = 2; }\n"
