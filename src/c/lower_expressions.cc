@@ -149,15 +149,8 @@ Val Lowering::LazyCall(CXCursor e, const std::string& op, const Val& l, Mode mod
   const std::string evaluates = op == "&&" ? t : "!" + t;  // whether C evaluates r
   const std::string skips = op == "&&" ? "!" + t : t;
   if (atomic_ != nullptr) {  // structured, as an `if` in an atomic section
-    std::vector<std::string>* outer = atomic_;
-    std::vector<std::string> block;
-    atomic_ = &block;
-    const Val r = Expr(right, mode);
-    block.push_back(t + " := " + AsBool(r));
-    atomic_ = outer;
-    std::string steps;
-    for (std::size_t i = 0; i < block.size(); ++i) steps += (i > 0 ? "; " : "") + block[i];
-    Emit("if " + evaluates + " then { " + steps + " } else {  }", e);
+    const std::string block = Block([&] { Emit(t + " := " + AsBool(Expr(right, mode)), right); });
+    Emit("if " + evaluates + " then " + block + " else {  }", e);
     return {t, true};
   }
   const int after = Label();
@@ -174,17 +167,11 @@ Val Lowering::LazyChoice(CXCursor e, const std::string& c, Mode mode) {
   const std::vector<CXCursor> kids = Children(e);
   const std::string t = Temp(false);
   if (atomic_ != nullptr) {  // structured, as an `if` in an atomic section
-    std::vector<std::string>* outer = atomic_;
-    std::string blocks[2];
-    for (int i = 0; i < 2; ++i) {
-      std::vector<std::string> block;
-      atomic_ = &block;
-      const Val v = Expr(kids[1 + i], mode);
-      block.push_back(t + " := " + AsInt(v));
-      for (std::size_t k = 0; k < block.size(); ++k) blocks[i] += (k > 0 ? "; " : "") + block[k];
-    }
-    atomic_ = outer;
-    Emit("if " + c + " then { " + blocks[0] + " } else { " + blocks[1] + " }", e);
+    const auto branch = [&](CXCursor x) {
+      return Block([&] { Emit(t + " := " + AsInt(Expr(x, mode)), x); });
+    };
+    const std::string then_block = branch(kids[1]);
+    Emit("if " + c + " then " + then_block + " else " + branch(kids[2]), e);
     return {t, false};
   }
   const int other = Label();

@@ -176,27 +176,18 @@ void Lowering::If(CXCursor s) {
   if (atomic_ != nullptr) {  // structured: the atomic section is one step
     const bool free = NondetCall(kids[0]);
     const std::string c = free ? "" : Condition(kids[0]);
-    std::vector<std::string>* outer = atomic_;
-    std::vector<std::string> then_block;
-    std::vector<std::string> else_block;
     // A return in a branch ends that branch (`if (c) return 1; else return 0;`); once one branch
     // has returned, a statement after the `if` is refused (Stmt), as after a return.
     bool& returned = frames_.back().returned;
-    atomic_ = &then_block;
-    Stmt(kids[1]);
+    const std::string then_block = Block([&] { Stmt(kids[1]); });
     const bool then_returned = returned;
     returned = false;
-    atomic_ = &else_block;
-    if (kids.size() > 2) Stmt(kids[2]);
+    const std::string else_block = Block([&] {
+      if (kids.size() > 2) Stmt(kids[2]);
+    });
     returned = returned || then_returned;
-    atomic_ = outer;
-    const auto block = [](const std::vector<std::string>& v) {
-      std::string out = "{ ";
-      for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? "; " : "") + v[i];
-      return out + " }";
-    };
-    Emit((free ? "choose " : "if " + c + " then ") + block(then_block) +
-             (free ? " or " : " else ") + block(else_block),
+    Emit((free ? "choose " : "if " + c + " then ") + then_block + (free ? " or " : " else ") +
+             else_block,
          s);
     return;
   }

@@ -297,6 +297,20 @@ class Lowering {
   void Place(int label) { pending_.push_back(label); }
   static std::string Goto(int label) { return "goto @L" + std::to_string(label); }
 
+  // Inside an atomic section: what `lower()` emits, as a block `{ a; b }` of the section's step
+  // (a branch of an `if`), not into the section itself.
+  template <class F>
+  std::string Block(F&& lower) {
+    std::vector<std::string>* outer = atomic_;
+    std::vector<std::string> block;
+    atomic_ = &block;
+    lower();
+    atomic_ = outer;
+    std::string out = "{ ";
+    for (std::size_t i = 0; i < block.size(); ++i) out += (i > 0 ? "; " : "") + block[i];
+    return out + " }";
+  }
+
   void Emit(const std::string& body, CXCursor at) {
     if (atomic_ != nullptr) {
       atomic_->push_back(body);
