@@ -43,10 +43,14 @@ def expected(yml):
 
 def run(druba, program, args):
     start = time.time()
-    done = subprocess.run(
-        [druba, "verify", program, "--time-limit", str(args.time_limit),
-         "--memory-limit", str(args.memory_limit)],
-        capture_output=True, text=True, timeout=args.time_limit + 60, check=False)
+    try:
+        done = subprocess.run(
+            [druba, "verify", program, "--time-limit", str(args.time_limit),
+             "--memory-limit", str(args.memory_limit)],
+            capture_output=True, text=True, timeout=args.time_limit + 60, check=False)
+    except subprocess.TimeoutExpired:
+        # druba ends every run at its limit: a run that does not is a defect, named as such
+        return "overran its time limit", "killed", time.time() - start
     seconds = time.time() - start
     verdict = re.search(r"^verdict: ([a-z]+)", done.stdout, re.M)
     if done.returncode == 2:
@@ -101,7 +105,8 @@ def main():
             got, reason, seconds = run(args.druba, program, args)
             points = score(want, got)
             total += points
-            failed = failed or points < 0 or (bool(args.only) and points == 0)
+            failed = failed or points < 0 or (bool(args.only) and points == 0) or \
+                got == "overran its time limit"
             if got == "refused":
                 refusals.append((task, reason))
             print(f"| {task} | {want} | {got} | {points} | {seconds:.2f} |")

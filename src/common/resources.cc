@@ -93,7 +93,9 @@ std::optional<std::string> LimitWatch::Check(Growth upcoming) {
   if (interrupted_ != nullptr && interrupted_->load(std::memory_order_relaxed)) {
     reason_ = "interrupted";
   } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {
-    reason_ = "time limit of " + Short(limits_.time_limit_s) + " s reached";
+    reason_ = whole_limit_s_ > 0 ? "its share of the time limit (" + Short(limits_.time_limit_s) +
+                                       " of " + Short(whole_limit_s_) + " s) used"
+                                 : "time limit of " + Short(limits_.time_limit_s) + " s reached";
   } else if (limits_.time_limit_s > 0 &&
              clock_.Seconds() + upcoming.seconds > limits_.time_limit_s) {
     reason_ = fmt::format(

@@ -1,6 +1,7 @@
 // Wall-clock time, memory use, and the limits that end a run cleanly.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -132,6 +133,16 @@ class LimitWatch {
   double RemainingSeconds() const {
     return limits_.time_limit_s > 0 ? limits_.time_limit_s - clock_.Seconds() : 1e9;
   }
+  // A watch for one part of this run: the same memory limit and signal, and `share` (0..1) of
+  // the time left, or all of it when there is no time limit. Its time limit, once reached, is
+  // named as that share; this watch is not stopped by it.
+  [[nodiscard]] LimitWatch Share(double share) const {
+    LimitWatch part({limits_.time_limit_s > 0 ? std::max(0.01, share * RemainingSeconds()) : 0,
+                     limits_.memory_limit_mb},
+                    interrupted_);
+    part.whole_limit_s_ = limits_.time_limit_s;
+    return part;
+  }
   // Calls `report` from Check() whenever `interval_s` seconds have passed since the last call.
   void SetProgress(std::function<void()> report, double interval_s) {
     report_ = std::move(report);
@@ -150,6 +161,7 @@ class LimitWatch {
   double interval_s_ = 1;
   double last_report_s_ = 0;
   std::shared_ptr<Canceller> canceller_;  // when there is a signal or a time to watch
+  double whole_limit_s_ = 0;              // a Share's: the whole run's time limit
 };
 
 // The same for a run that may have no limits (null): an empty guard.

@@ -3,6 +3,8 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "drb/ordered.h"
@@ -208,6 +210,7 @@ void Parser::ParseAbstraction() {
   Expect("{");
   Asymmetry spec_asymmetric;
   asymmetric_ = &spec_asymmetric;
+  std::unordered_set<std::string> names;  // the predicates' (thousands, from finite instances)
   while (!Accept("}")) {
     if (AtEnd()) Fail(Cur(), "the abstraction's '{' is not closed");
     if (Accept("track")) {
@@ -229,8 +232,8 @@ void Parser::ParseAbstraction() {
       p.expr = ParseBoolExpr();
       if (p.name.empty())
         p.name = CollapseSpace(text_.substr(begin, tokens_[pos_ - 1].end - begin));
-      for (const Predicate& other : spec.predicates) {
-        if (other.name == p.name) Fail(tokens_[pos_ - 1], "predicate '" + p.name + "' twice");
+      if (!names.insert(p.name).second) {
+        Fail(tokens_[pos_ - 1], "predicate '" + p.name + "' twice");
       }
       spec.predicates.push_back(std::move(p));
     } else {

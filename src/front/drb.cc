@@ -88,6 +88,19 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
                   "(the program is the same, only the abstraction grew) instead of searching "
                   "again (on, the default); off: every round searches from the start")
       ->check(CLI::IsMember({"on", "off"}));
+  const std::map<std::string, predabs::EveryCountRoute> routes = {
+      {"auto", predabs::EveryCountRoute::kAuto},
+      {"abstraction", predabs::EveryCountRoute::kAbstraction},
+      {"instances", predabs::EveryCountRoute::kInstances}};
+  group
+      .add_option_function<std::string>(
+          "--route", [&o, routes](const std::string& value) { o.route = routes.at(value); },
+          "with --threads N..: how every thread count is proved. abstraction: the closure "
+          "across counts with refinement (symmetric programs); instances: invariants from "
+          "finite instances (any program of one template); auto (the default): on a symmetric "
+          "program, the abstraction's first round, then the instances (with half the time "
+          "left), then refinement, each while the one before ended unknown")
+      ->check(CLI::IsMember({"auto", "abstraction", "instances"}));
   group.add_option("--max-value", o.max_value,
                    "explicit: a variable beyond +-this ends the search with 'unknown' "
                    "(default 100)");

@@ -12,16 +12,19 @@
 #include "drb/ordered.h"
 #include "explore/state_store.h"
 #include "interp/model.h"
+#include "invariants/code_candidates.h"
 #include "invariants/pair_candidates.h"
 #include "invariants/rank_candidates.h"
 #include "invariants/value_seen.h"
+#include "invariants/weight_candidates.h"
 
 namespace druba::predabs {
 namespace instance_detail {
 
-constexpr std::size_t kMaxOwnStates = 48;   // pairs of own states as candidates up to this many
-constexpr std::size_t kMaxRelative = 96;    // own states relative to another thread, at most
-constexpr std::uint64_t kMaxAtomValue = 8;  // `v[k] == c` atoms for c in 0 .. 7
+constexpr std::size_t kMaxOwnStates = 48;       // pairs of own states as candidates up to this many
+constexpr std::size_t kMaxRelative = 96;        // own states relative to another thread, at most
+constexpr std::uint64_t kMaxAtomValue = 8;      // `v[k] == c` atoms for c in 0 .. 7
+constexpr std::size_t kMaxArrayCandidates = 8;  // a larger shared array's elements get none
 
 }  // namespace instance_detail
 
@@ -202,6 +205,7 @@ Places PlacesOf(const Program& p) {
 namespace {
 
 using Observations = CandidateReader::Observations;
+using instance_detail::kMaxArrayCandidates;
 using instance_detail::kMaxAtomValue;
 using instance_detail::kMaxOwnStates;
 using instance_detail::kMaxValues;
@@ -385,20 +389,89 @@ void PairOrders(const Program& p, const Observations& o, const Places& places,
   }
 }
 
-std::vector<std::string> CandidatesOf(const Program& p, const Observations& o) {
+// The observations with, at each location no instance reached but the code leads to, what its
+// predecessors showed: the values of the variables their statements do not write, and where
+// other threads stood (a step moves one thread). Such a location gets the candidates of a reached
+// one beside "no thread is there", which the first step there that the instances missed drops
+// (a counter's wrap-around, say), while what held on the way in may well hold there too.
+Observations FromPredecessors(const Program& p, const Observations& o, std::vector<bool>& derived) {
+  const CodeFlow flow = CodeFlowOf(p);
+  Observations ext = o;
+  derived.assign(o.pcs, false);
+  const std::size_t ns = p.shared.size();
+  const std::size_t nl = p.locals.size();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t a = 0; a < o.pcs; ++a) {
+      if (o.reached[a]) continue;
+      bool any = false;
+      std::vector<Seen> shared(ns), locals(nl);
+      for (const std::uint32_t q : flow.predecessors[a]) {
+        if (!ext.reached[q]) continue;
+        any = true;
+        for (std::size_t v = 0; v < ns; ++v) {
+          const VariableKey key{VariableKey::Kind::kShared, static_cast<std::uint32_t>(v)};
+          if (!flow.Writes(q, key)) shared[v].Merge(ext.shared[q * ns + v]);
+        }
+        for (std::size_t v = 0; v < nl; ++v) {
+          const VariableKey key{VariableKey::Kind::kLocal, static_cast<std::uint32_t>(v)};
+          if (!flow.Writes(q, key)) locals[v].Merge(ext.locals[q * nl + v]);
+        }
+        for (std::size_t b = 0; b < o.pcs; ++b) {
+          for (const bool lower : {true, false}) {
+            const std::size_t from = lower ? q * o.pcs + b : b * o.pcs + q;
+            const std::size_t to = lower ? a * o.pcs + b : b * o.pcs + a;
+            if (ext.pairs[from] && !ext.pairs[to]) {
+              ext.pairs[to] = true;
+              changed = true;
+            }
+          }
+        }
+      }
+      if (!any) continue;
+      changed = changed || !ext.reached[a];
+      ext.reached[a] = derived[a] = true;
+      std::copy(shared.begin(), shared.end(),
+                ext.shared.begin() + static_cast<std::ptrdiff_t>(a * ns));
+      std::copy(locals.begin(), locals.end(),
+                ext.locals.begin() + static_cast<std::ptrdiff_t>(a * nl));
+    }
+  }
+  return ext;
+}
+
+std::vector<std::string> CandidatesOf(const Program& p, const Observations& observed) {
   std::vector<std::string> out;
   const Places places = PlacesOf(p);
+  std::vector<bool> derived;
+  const Observations o = FromPredecessors(p, observed, derived);
+  GuardCandidates(p, places.named, places.labels, out);
+  // The elements of a large shared array (a stack's 400 cells) get no candidates of their own:
+  // one per element and location would be more than Houdini could check.
+  std::map<std::string, std::size_t> elements;
+  for (const Variable& v : p.shared) {
+    if (v.name.find('[') != std::string::npos) ++elements[v.name.substr(0, v.name.find('['))];
+  }
+  std::vector<bool> large(p.shared.size(), false);
+  for (std::size_t v = 0; v < p.shared.size(); ++v) {
+    const std::string& name = p.shared[v].name;
+    large[v] = name.find('[') != std::string::npos &&
+               elements[name.substr(0, name.find('['))] > kMaxArrayCandidates;
+  }
   const drb::IdVariables& ids = o.index;
   const std::string count = fmt::format("count({}: true)", places.j);
   // Per group of locations: the candidates' head, and what the variables took there.
   const auto group = [&](const std::vector<std::uint32_t>& pcs, const std::string& head) {
     bool reached = false;
     for (const std::uint32_t a : pcs) reached = reached || o.reached[a];
-    if (!reached) {  // no thread ever there
+    bool only_derived = !pcs.empty();
+    for (const std::uint32_t a : pcs) only_derived = only_derived && derived[a];
+    if (!reached || only_derived) {  // no thread ever there
       if (!pcs.empty()) out.push_back(head.substr(0, head.size() - 4));
-      return;
+      if (!reached) return;
     }
     for (std::size_t v = 0; v < p.shared.size(); ++v) {
+      if (large[v]) continue;
       Seen seen;
       for (const std::uint32_t a : pcs) seen.Merge(o.shared[a * p.shared.size() + v]);
       VariableCandidates(head, p.shared[v].name, p.shared[v], ids.shared[v], seen, count, out);
@@ -449,6 +522,7 @@ CandidateReader::CandidateReader(const Program& program)
       ranks_(std::make_unique<RankReader>(program, PlacesOf(program))),
       entries_(std::make_unique<EntryReader>(program)),
       differences_(std::make_unique<DifferenceReader>(program)),
+      weights_(std::make_unique<WeightReader>(program)),
       blocker_(program) {}
 
 CandidateReader::~CandidateReader() = default;
@@ -468,6 +542,13 @@ std::vector<std::string> CandidateReader::Candidates() const {
   ranks_->Candidates(out);
   entries_->Candidates(PlacesOf(program_), out);
   differences_->Candidates(PlacesOf(program_), out);
+
+  return out;
+}
+
+std::vector<std::string> CandidateReader::WeightedCandidates() const {
+  std::vector<std::string> out;
+  weights_->Candidates(PlacesOf(program_), out);
   return out;
 }
 
@@ -502,6 +583,7 @@ bool CandidateReader::Explore(std::uint32_t n, LimitWatch* limits,
     ranks_->Record(model, s);
     entries_->Record(model, s);
     differences_->Record(model, s);
+    weights_->Record(model, s);
     for (std::uint32_t t = 0; t < n; ++t) {
       model.ForEachSuccessor(s, t,
                              [&](std::uint32_t, StateView next) { store.FindOrInsert(next); });

@@ -58,6 +58,7 @@ class RelationReader;    // pair_candidates.h
 class RankReader;        // rank_candidates.h
 class EntryReader;       // rank_candidates.h
 class DifferenceReader;  // rank_candidates.h
+class WeightReader;      // weight_candidates.h
 
 class CandidateReader {
  public:
@@ -77,6 +78,9 @@ class CandidateReader {
   // thread count, and which atoms some other thread satisfies whenever a thread is in an own
   // state.
   std::vector<std::string> Candidates() const;
+  // Counters as weighted counts of threads by location (weight_candidates.h), apart: they may
+  // make a query the solver cannot decide, and Houdini then runs again without them.
+  std::vector<std::string> WeightedCandidates() const;
   // Some rank candidate (rank_candidates.h) is among them.
   bool CountsByRank() const;
 
@@ -94,6 +98,7 @@ class CandidateReader {
   std::unique_ptr<RankReader> ranks_;              // threads counted by rank
   std::unique_ptr<EntryReader> entries_;           // the thread an entry at an own index names
   std::unique_ptr<DifferenceReader> differences_;  // own numbers a constant apart
+  std::unique_ptr<WeightReader> weights_;          // counters as weighted counts of threads
   CubeBlocker blocker_;
   struct Explored;  // an instance's model and states, kept for Blocker()
   std::vector<std::unique_ptr<Explored>> explored_;

@@ -247,13 +247,25 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
     }
     bool dropped = DropBroken(breaks, hyp);
     // The model breaks a candidate that its evaluation could not name (a quantifier the model
-    // does not decide): ask for each one alone.
-    for (const auto& [c, b] : breaks) {
-      if (dropped) break;
-      if (!alive_[c]) continue;
-      const SatResult one = ask(b);
-      if (one == SatResult::kUnknown) return false;
-      if (one == SatResult::kSat) {
+    // does not decide): halve the candidates until a model names one, or one is left.
+    std::vector<std::pair<std::size_t, Term>> group;
+    for (const auto& cb : breaks) {
+      if (alive_[cb.first]) group.push_back(cb);
+    }
+    while (!dropped && !group.empty()) {
+      const std::size_t half = (group.size() + 1) / 2;
+      std::vector<Term> first;
+      for (std::size_t i = 0; i < half; ++i) first.push_back(group[i].second);
+      const SatResult part = ask(s_.Or(first));
+      if (part == SatResult::kUnknown) return false;
+      if (part == SatResult::kUnsat) {
+        group.erase(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(half));
+        continue;
+      }
+      group.resize(half);
+      dropped = DropBroken(group, hyp);
+      if (!dropped && group.size() == 1) {
+        const std::size_t c = group[0].first;
         if (c >= derived_) Capture(hyp, {c});
         alive_[c] = false;
         dropped = true;

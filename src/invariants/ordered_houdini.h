@@ -42,8 +42,11 @@ class Houdini {
   // candidates still in.
   // Candidates from `derived` on block counterexamples to induction (cube_candidates.h): where
   // one is dropped, or a failure is not excluded, the state the step starts from is kept (ctis()).
+  // `work_limit` (0: none) bounds each query's solver work (Solver::SetWorkLimit), which ends it
+  // undecided as a timeout would, but the same way on every run.
   Houdini(const Program& program, std::optional<std::uint32_t> fixed, std::uint32_t first,
-          std::vector<bool> alive, std::size_t derived, unsigned timeout_ms, LimitWatch* limits)
+          std::vector<bool> alive, std::size_t derived, unsigned timeout_ms, LimitWatch* limits,
+          std::uint64_t work_limit = 0)
       : p_(program),
         solver_(MakeZ3Solver(timeout_ms)),
         s_(*solver_),
@@ -53,6 +56,7 @@ class Houdini {
         alive_(std::move(alive)),
         derived_(derived) {
     s_.WatchLimits(limits);
+    s_.SetWorkLimit(work_limit);
     count_ = fixed ? enc_.Fixed(*fixed) : enc_.Ordered(first, facts_);
     for (const Predicate& pred : p_.abstractions.back().predicates) {
       enc_.TrackCounts(*pred.expr);

@@ -64,9 +64,13 @@ namespace {
 // where most candidates that are not inductive show it, then for every count at once. False when
 // undecided; `failure` names a statement whose failure is not excluded, `ctis` the states where
 // steps broke what the candidates from `derived` on needed.
-bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsigned timeout_ms,
-            LimitWatch* limits, std::vector<bool>& alive, std::string& failure,
-            std::vector<Cti>& ctis, OrderedFigures& f) {
+// Candidates in [fragile.first, fragile.second) may make a query the solver cannot decide: while
+// one is left, each query gets kWeightedWork at most (ProveEveryOrderedCount then starts again
+// without them).
+bool Settle(const Program& with, std::uint32_t first, std::size_t derived,
+            std::pair<std::size_t, std::size_t> fragile, unsigned timeout_ms, LimitWatch* limits,
+            std::vector<bool>& alive, std::string& failure, std::vector<Cti>& ctis,
+            OrderedFigures& f) {
   // An instance the state budget stopped proposes candidates that only its part of the states
   // keeps; a larger count drops those at fixed counts, where the queries are cheap.
   const bool partial = std::any_of(f.instances.begin(), f.instances.end(),
@@ -75,8 +79,13 @@ bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsig
     return partial ||
            static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true)) > kManyCandidates;
   };
-  const auto run = [&](std::optional<std::uint32_t> fixed) {
-    Houdini h(with, fixed, first, alive, derived, timeout_ms, limits);
+  const auto fragile_alive = [&] {
+    return std::any_of(alive.begin() + static_cast<std::ptrdiff_t>(fragile.first),
+                       alive.begin() + static_cast<std::ptrdiff_t>(fragile.second),
+                       [](bool a) { return a; });
+  };
+  const auto run = [&](std::optional<std::uint32_t> fixed, bool careful) {
+    Houdini h(with, fixed, first, alive, derived, timeout_ms, limits, careful ? kWeightedWork : 0);
     const bool decided = h.Initial() && h.Steps(&failure);
     f.queries += h.queries();
     alive = h.alive();
@@ -94,11 +103,12 @@ bool Settle(const Program& with, std::uint32_t first, std::size_t derived, unsig
     return !counts.empty();
   });
   const std::uint32_t always = first + (ranks ? 4 : 2);
+  const bool careful = fragile_alive();
   for (std::uint32_t n = first; n < always || (n <= first + kOrderedFixedCounts && many()); ++n) {
-    if (!run(n)) return false;
+    if (!run(n, careful)) return false;
     if (!failure.empty()) return true;
   }
-  return run(std::nullopt);
+  return run(std::nullopt, careful);
 }
 
 // What Strengthen works on.
@@ -108,6 +118,7 @@ struct Work {
   std::uint32_t first;
   unsigned timeout_ms;
   LimitWatch* limits;
+  std::pair<std::size_t, std::size_t> fragile;  // the weighted counts' candidates (see Settle)
 };
 
 // Houdini over `candidates` (Settle); then, while a failure is not excluded, candidates that
@@ -136,7 +147,7 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
     for (std::size_t c = derived; c < candidates.size(); ++c) alive[c] = !refuted[c - derived];
     std::vector<Cti> ctis;
     const bool decided =
-        Settle(with, w.first, derived, w.timeout_ms, w.limits, alive, failure, ctis, f);
+        Settle(with, w.first, derived, w.fragile, w.timeout_ms, w.limits, alive, failure, ctis, f);
     if (!decided || failure.empty()) return decided;
     if (round == kBlockRounds) return decided;
     std::size_t added = 0;
@@ -189,13 +200,32 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
     }
     if (!f.instances.back().complete) budget = kOrderedInstanceStates / 8;
   }
+  if (limits != nullptr && limits->Check()) {  // what is left would not be decided
+    out.reason = "the search of the finite instances was stopped (" + *limits->Check() + ")";
+    f.seconds = clock.Seconds();
+    return out;
+  }
   std::vector<std::string> candidates = reader.Candidates();
+  const std::vector<std::string> weighted = reader.WeightedCandidates();
+  const std::pair<std::size_t, std::size_t> fragile{candidates.size(),
+                                                    candidates.size() + weighted.size()};
+  candidates.insert(candidates.end(), weighted.begin(), weighted.end());
   candidates.insert(candidates.end(), given.begin(), given.end());
   f.given = given.size();
   std::vector<bool> alive;
   std::string failure;
-  const std::optional<bool> decided = Strengthen({source, program, first, timeout_ms, limits},
-                                                 reader, candidates, alive, failure, out.reason, f);
+  std::optional<bool> decided = Strengthen({source, program, first, timeout_ms, limits, fragile},
+                                           reader, candidates, alive, failure, out.reason, f);
+  if (decided && !*decided && !weighted.empty() && (limits == nullptr || !limits->Check())) {
+    // Undecided with weighted counts: from the start without them (the candidates that blocked
+    // counterexamples to induction made with them are left behind too).
+    candidates.resize(fragile.first);
+    candidates.insert(candidates.end(), given.begin(), given.end());
+    f.blocking = f.blocking_rounds = 0;
+    f.undecided.clear();
+    decided = Strengthen({source, program, first, timeout_ms, limits, {0, 0}}, reader, candidates,
+                         alive, failure, out.reason, f);
+  }
   if (!decided) return out;  // the candidates do not parse
   f.candidates = candidates.size();
   for (std::size_t c = 0; c < candidates.size(); ++c) {

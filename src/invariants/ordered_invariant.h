@@ -43,6 +43,10 @@ struct OrderedResult {
 // those propose rank candidates (rank_candidates.h).
 inline constexpr std::uint32_t kOrderedInstances = 3;
 
+// The solver's work per query while weighted counts (weight_candidates.h) are candidates (Z3's
+// resource units; a query of double_lock's proof for every count takes well under a million).
+inline constexpr std::uint64_t kWeightedWork = 4'000'000;
+
 // The argument above for counts >= `first` of `program` (parsed from `source`), with finite
 // instances of `first` threads and up, at most `last` (see kOrderedInstances); `given` (`.drb` text
 // from `self`'s view, the predicates of an abstraction block) are candidates too, kept or dropped

@@ -81,28 +81,45 @@ Refiner::Refiner(std::string source, const Program& program, const AbstractionSp
   for (const std::string& text : pool_) Log("candidate " + text);
 }
 
-bool Refiner::AddCandidate(const std::string& text) {
+bool Refiner::AddCandidate(const std::string& text, std::uint32_t generation) {
   const std::unique_ptr<Program> parsed = WithPredicates({"predicate " + text + ";"});
   if (!parsed) return false;
   const AbstractionSpec& spec = parsed->abstractions.back();
   if (every_count_ && !spec.symmetric) return false;
-  if (!known_.insert(ExprToString(*parsed, *spec.predicates.back().expr)).second) return false;
+  std::string printed = ExprToString(*parsed, *spec.predicates.back().expr);
+  if (!known_.insert(printed).second) return false;
+  if (generation > 0) generation_.emplace(std::move(printed), generation);
   pool_.push_back(text);
   return true;
 }
 
 void Refiner::AddPreconditions(const Break& at) {
-  std::vector<const Expr*> predicates;
-  for (const Predicate& p : spec_->predicates) predicates.push_back(p.expr.get());
   const std::uint32_t actor = at.failure.thread == kOtherThread ? 1 : at.failure.thread;
   std::size_t added = 0;
-  for (const std::string& text : Preconditions(*program_, predicates, at.failure.action, actor)) {
-    if (added == kMaxPreconditionPaths) break;
-    if (!AddCandidate(text)) continue;
-    ++added;
-    ++figures_.candidates;
-    ++figures_.precondition_candidates;
-    Log("candidate (precondition) " + text);
+  // The assertions' first, then each predicate's own, so that each precondition knows its depth
+  // (kMaxPreconditionDepth).
+  std::vector<const Expr*> sources{nullptr};
+  for (const Predicate& p : spec_->predicates) sources.push_back(p.expr.get());
+  for (const Expr* source : sources) {
+    std::uint32_t generation = 1;
+    if (source != nullptr) {
+      const auto found = generation_.find(ExprToString(*program_, *source));
+      generation = found == generation_.end() ? 1 : found->second + 1;
+    }
+    if (generation > kMaxPreconditionDepth) {
+      ++figures_.too_deep;
+      continue;
+    }
+    const std::vector<const Expr*> of =
+        source == nullptr ? std::vector<const Expr*>{} : std::vector<const Expr*>{source};
+    for (const std::string& text : Preconditions(*program_, of, at.failure.action, actor)) {
+      if (added == kMaxPreconditionPaths) return;
+      if (!AddCandidate(text, generation)) continue;
+      ++added;
+      ++figures_.candidates;
+      ++figures_.precondition_candidates;
+      Log("candidate (precondition) " + text);
+    }
   }
 }
 
@@ -420,9 +437,16 @@ bool Refiner::Refine(const Break& at, LimitWatch* limits) {
     }
     if (TryMove(move, at, weights, values, limits)) return true;
   }
-  figures_.stopped = "no candidate predicate removes the closure break (" +
-                     std::to_string(figures_.candidates) + " candidates, alone and in pairs" +
-                     (spent ? ", tried within the solver work one break may spend)" : ")");
+  figures_.stopped =
+      "no candidate predicate removes the closure break (" + std::to_string(figures_.candidates) +
+      " candidates, alone and in pairs" +
+      (spent ? ", tried within the solver work one break may spend" : "") +
+      (figures_.too_deep > 0
+           ? fmt::format("; the preconditions of {} predicates lay more than {} steps below the "
+                         "program's own, a loop unrolled one step at a time, and were left out",
+                         figures_.too_deep, kMaxPreconditionDepth)
+           : "") +
+      ")";
   stuck_ = true;
   return false;
 }

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "abstraction/abstraction.h"
@@ -71,12 +72,13 @@ struct RefineFigures {
   std::size_t candidates = 0;               // candidates that parse and type check
   std::size_t horn_candidates = 0;          // of those, from the Horn solver's invariant
   std::size_t precondition_candidates = 0;  // of those, preconditions at a break
-  std::uint64_t tested = 0;                 // candidate tests run
-  SolverStats stats;                        // the solver work of those tests
-  std::vector<std::string> added;           // the predicates added, in order
-  std::uint32_t backtracks = 0;             // predicates dropped again at a dead end
-  std::string stopped;                      // why refinement stopped short of a proof
-  std::vector<std::string> round_notes;     // per refinement: the break and the predicate chosen
+  std::size_t too_deep = 0;  // predicates whose preconditions lay too deep (kMaxPreconditionDepth)
+  std::uint64_t tested = 0;  // candidate tests run
+  SolverStats stats;         // the solver work of those tests
+  std::vector<std::string> added;        // the predicates added, in order
+  std::uint32_t backtracks = 0;          // predicates dropped again at a dead end
+  std::string stopped;                   // why refinement stopped short of a proof
+  std::vector<std::string> round_notes;  // per refinement: the break and the predicate chosen
   // The Round-Robin searches of the rounds after the first: their successor calls, and the
   // states they took on from the round before without one (--reuse-search).
   std::uint64_t search_calls = 0;
@@ -90,7 +92,12 @@ inline constexpr std::uint32_t kMaxRounds = 64;
 inline constexpr std::size_t kWeighedStates = 1 << 14;  // sampled states that weigh candidates
 inline constexpr std::uint32_t kPairScore = 2;          // pairs are tried up to this score
 inline constexpr std::size_t kMaxTriples = 64;          // triples, up to the same score
-inline constexpr std::size_t kMaxMoves = 2000;          // moves tried at one break
+// A precondition of a precondition of ... is a candidate up to this depth: deeper, the chain is
+// a loop unrolled one step at a time (`x + 1 == K`, `x + 1 + 1 == K`, ... through `x := x + 1`),
+// which never ends; refinement then meets a dead end, and the every-count route may go on to the
+// invariants from finite instances (strategy/verify.cc).
+inline constexpr std::uint32_t kMaxPreconditionDepth = 3;
+inline constexpr std::size_t kMaxMoves = 2000;  // moves tried at one break
 // The solver's work (Z3's resource units, about 2 million a second) the candidate tests at one
 // break may spend: a break is a dead end when none of the moves tried within it removes the break.
 // The bundled models' breaks that were removed took at most 4.8 million; a dead end of
@@ -197,7 +204,8 @@ class Refiner {
   Solver* Shared();
   void Log(const std::string& line) const;
   // Adds `text` to the pool when it parses, fits and is new; returns whether it did.
-  bool AddCandidate(const std::string& text);
+  // `generation`: how many preconditions deep it lies below a predicate of the program's text.
+  bool AddCandidate(const std::string& text, std::uint32_t generation = 0);
   // Adds the preconditions of the current predicates and of the assertions through the break's
   // statement (refine/preconditions.h), up to kMaxPreconditionPaths of them.
   void AddPreconditions(const Break& at);
@@ -210,6 +218,8 @@ class Refiner {
   std::vector<std::string> lines_;          // "predicate ...;" lines
   std::vector<std::string> pool_;           // the candidates, in order
   absl::flat_hash_set<std::string> known_;  // the candidates and predicates, as the reader prints
+  // Of those that are preconditions, how deep (AddCandidate), by the same text.
+  absl::flat_hash_map<std::string, std::uint32_t> generation_;
   bool every_count_ = false;
   // Per depth of the search, the candidates that led to a dead end there.
   std::vector<absl::flat_hash_set<std::string>> banned_;

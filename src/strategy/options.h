@@ -16,6 +16,16 @@ enum class HornUse : std::uint8_t { kOff, kAtoms, kProof, kBoth };
 // 3-thread bakery about 30 s, on this 2-core machine.
 inline constexpr unsigned kHornTimeoutMs = 30000;
 
+// How `--threads N..` proves a program for every count: by the abstraction (refinement, the
+// closure across counts; symmetric programs only), by invariants from finite instances (any
+// program of one template), or (auto) each in turn, cheapest first (strategy/verify.cc).
+enum class EveryCountRoute : std::uint8_t { kAuto, kAbstraction, kInstances };
+
+// Route auto: the shares of the time left that the abstraction's first round and then the
+// invariants from finite instances get, before refinement gets the rest.
+inline constexpr double kFirstRoundShare = 1.0 / 3;
+inline constexpr double kInstancesRouteShare = 1.0 / 2;
+
 struct DrbOptions {
   std::string threads;                 // "N" (one count) or "N.." (every count from N)
   std::string abstraction;             // which `abstraction` block (default: the first)
@@ -29,6 +39,7 @@ struct DrbOptions {
   // The Horn solver's first share without a time limit (the tests make it small to reach the
   // second attempt).
   unsigned horn_share_ms = kHornTimeoutMs;
+  EveryCountRoute route = EveryCountRoute::kAuto;
 };
 
 }  // namespace druba::predabs

@@ -412,29 +412,12 @@ Finding VerdictOf(const ThreadCountsResult& counts, bool deadlock_every_count,
   return verdict;
 }
 
-}  // namespace
-
-run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
-                         const StrategyHooks& hooks) {
+// The abstraction's route: the rounds of the strategy at each count, the closure across counts and
+// refinement (a symmetric program, for every count), or one count.
+run::Report VerifyByAbstraction(const DrbRequest& request, const Program& program,
+                                const ThreadCounts& threads, const ChosenAbstraction& chosen,
+                                LimitWatch& limits, const StrategyHooks& hooks) {
   const run::RunOptions& options = request.options;
-  // `druba test` explores one count: a program for every count from N (`* N..`) at N.
-  const bool one = options.command == run::Command::kTest && request.drb.threads.empty();
-  const ThreadCounts threads =
-      ParseThreadCounts(one ? std::to_string(program.NumThreads()) : request.drb.threads, program,
-                        request.drb.max_threads);
-  if (threads.every_count_from_first && !program.symmetric) {
-    if (options.command == run::Command::kTest) {
-      throw InputError({"--threads", 0, 0},
-                       "druba test explores one thread count; give --threads N");
-    }
-    CheckCountsForEveryCount(program, {});
-    return VerifyOrdered(request, program, threads, limits, hooks);
-  }
-  const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
-  if (threads.every_count_from_first) CheckCountsForEveryCount(program, chosen.spec());
-  if (threads.every_count_from_first && options.command == run::Command::kTest) {
-    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
-  }
   const Stopwatch clock;
   // Deadlock freedom for every count is never claimed (below): the proofs that could only make
   // the assertions' part safe (refinement, the Horn solver) are not run for it; the counts are,
@@ -469,6 +452,110 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
                      options.model + ", " + std::to_string(report.last().threads) +
                      " threads, abstraction " + spec.name;
   return report;
+}
+
+// Whether a report answers (safe or a violation).
+bool Answers(const run::Report& report) {
+  return report.verdict != Verdict::kUnknown;
+}
+
+// One route tried before the one that answered, for the report: its verdict was unknown.
+struct Tried {
+  std::string route;  // as the report names it
+  std::string reason;
+  double seconds = 0;
+};
+
+// The routes tried before, in the report's words: lines with the verdict and `tried_routes`.
+void AddTried(const std::vector<Tried>& tried, run::Report& report) {
+  if (tried.empty()) return;
+  run::Json list = run::Json::array();
+  std::string text;
+  for (const Tried& t : tried) {
+    list.push_back({{"route", t.route}, {"reason", t.reason}, {"time_s", t.seconds}});
+    text += fmt::format("  {} {} ended unknown after {:.1f} s ({})\n",
+                        text.empty() ? "first" : "then", t.route, t.seconds, t.reason);
+  }
+  report.sections.insert(report.sections.begin(),
+                         run::Section{"tried_routes", list, text, run::Section::Place::kWhy});
+}
+
+// `--threads N..` on a symmetric program, route auto (docs/drb.md): the cheapest that can answer
+// first. The abstraction's first round (no refinement), which answers the protocols it fits at
+// once; then the invariants from finite instances, with half the time left (their search and
+// Houdini are bounded, and they prove the lock-protected counters that refinement unrolls for
+// ever); then refinement with the rest. Each goes on only while the run's own limits and no
+// signal stop it.
+run::Report VerifyEveryCountAuto(const DrbRequest& request, const Program& program,
+                                 const ThreadCounts& threads, const ChosenAbstraction& chosen,
+                                 LimitWatch& limits, const StrategyHooks& hooks) {
+  const bool may_follow = request.options.command == run::Command::kVerify &&
+                          !request.options.deadlock && request.drb.refine;
+  if (!may_follow) return VerifyByAbstraction(request, program, threads, chosen, limits, hooks);
+  const Stopwatch clock;
+  std::vector<Tried> tried;
+  const std::string abstraction = "the abstraction " + chosen.spec().name;
+  const auto finish = [&](run::Report report) {
+    AddTried(tried, report);
+    report.time_s = clock.Seconds();
+    return report;
+  };
+  DrbOptions no_refinement = request.drb;
+  no_refinement.refine = false;
+  no_refinement.horn = HornUse::kOff;
+  const DrbRequest plain{request.options, no_refinement, request.source, request.digest};
+  run::Report first = [&] {
+    LimitWatch share = limits.Share(kFirstRoundShare);
+    return VerifyByAbstraction(plain, program, threads, chosen, share, hooks);
+  }();
+  if (Answers(first) || limits.Check()) return finish(std::move(first));
+  tried.push_back({abstraction + " (its first round, no refinement)", first.reason, first.time_s});
+  run::Report second = [&] {
+    LimitWatch share = limits.Share(kInstancesRouteShare);
+    return VerifyOrdered(request, program, threads, share, hooks);
+  }();
+  if (Answers(second) || limits.Check()) return finish(std::move(second));
+  tried.push_back({"invariants from finite instances", second.reason, second.time_s});
+  return finish(VerifyByAbstraction(request, program, threads, chosen, limits, hooks));
+}
+
+}  // namespace
+
+run::Report VerifyReport(const DrbRequest& request, const Program& program, LimitWatch& limits,
+                         const StrategyHooks& hooks) {
+  const run::RunOptions& options = request.options;
+  // `druba test` explores one count: a program for every count from N (`* N..`) at N.
+  const bool one = options.command == run::Command::kTest && request.drb.threads.empty();
+  const ThreadCounts threads =
+      ParseThreadCounts(one ? std::to_string(program.NumThreads()) : request.drb.threads, program,
+                        request.drb.max_threads);
+  const EveryCountRoute route = request.drb.route;
+  if (threads.every_count_from_first && options.command == run::Command::kTest) {
+    throw InputError({"--threads", 0, 0}, "druba test explores one thread count; give --threads N");
+  }
+  if (threads.every_count_from_first && route == EveryCountRoute::kAbstraction &&
+      !program.symmetric) {
+    throw InputError(
+        {"--route", 0, 0},
+        "--route abstraction: the abstraction proves every thread count of a "
+        "symmetric program only, and this one is not (" +
+            (program.templates.size() > 1 ? std::string("its threads run several templates")
+                                          : program.asymmetric_what + " at line " +
+                                                std::to_string(program.asymmetric_at.line)) +
+            "); --route instances or auto proves it by invariants from finite "
+            "instances");
+  }
+  if (threads.every_count_from_first &&
+      (!program.symmetric || route == EveryCountRoute::kInstances)) {
+    CheckCountsForEveryCount(program, {});
+    return VerifyOrdered(request, program, threads, limits, hooks);
+  }
+  const ChosenAbstraction chosen = ChooseAbstraction(program, request.drb.abstraction, threads);
+  if (threads.every_count_from_first) CheckCountsForEveryCount(program, chosen.spec());
+  if (threads.every_count_from_first && route == EveryCountRoute::kAuto) {
+    return VerifyEveryCountAuto(request, program, threads, chosen, limits, hooks);
+  }
+  return VerifyByAbstraction(request, program, threads, chosen, limits, hooks);
 }
 
 }  // namespace druba::predabs

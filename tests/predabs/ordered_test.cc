@@ -163,6 +163,69 @@ TEST(OrderedTest, EveryCountClaimsHoldForSmallCounts) {
   EXPECT_GE(refused, testing::AtLeastU(1));
 }
 
+// Random lock-protected counters, symmetric (the route auto takes for them when the abstraction's
+// first round does not close): each thread adds to a shared counter, asserts something of it and
+// takes some back, under a lock or not. What holds for every count rests on the counter's
+// weighted count of threads by location (`c == 2 * count(j: pc[j] == check || pc[j] == sub)`,
+// weight_candidates.h) with the lock's (`m == count(...)`); unbalanced or unlocked ones fail at
+// 2 threads, some only at more. Each claim against brute force at 2..5 threads, each certificate
+// against the checker.
+std::string LockedCounter(std::mt19937& rng) {
+  const auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int up = r(1, 2);
+  const int down = r(0, 4) == 0 ? 3 - up : up;
+  const bool locked = r(0, 4) != 0;
+  const std::string u = std::to_string(up);
+  const std::string conditions[] = {
+      "c == " + u, "c <= " + u, "c >= " + u, "c < " + std::to_string(2 * up), "c <= 2", "c != 3"};
+  // Bounded, so that brute force ends: an unbalanced counter runs out of its range, which is a
+  // failure too.
+  std::string out = "shared int[-6, 6] c = 0;\nshared int m = 0;\nthread T * 2 {\n";
+  out += locked ? "  lock: atomic { await m == 0; m := 1 };\n" : "  lock: skip;\n";
+  out += "  add: c := c + " + u + ";\n";
+  out += "  check: assert " + conditions[r(0, 5)] + ";\n";
+  out += "  sub: c := c - " + std::to_string(down) + ";\n";
+  out += locked ? "  unlock: m := 0;\n" : "  unlock: skip;\n";
+  out += r(0, 1) == 0 ? "  back: goto lock;\n}\n" : "}\n";
+  return out;
+}
+
+TEST(OrderedTest, WeightedCountsOfLockedCountersHoldForSmallCounts) {
+  const int programs = testing::Sweep(12);
+  std::size_t safe = 0, violations = 0, unknown = 0, weighted = 0;
+  std::mt19937 rng(58);
+  for (int round = 0; round < programs; ++round) {
+    const std::string text = LockedCounter(rng);
+    const Program program = ParseProgram(text, "r.drb");
+    const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 4, 5000, nullptr);
+    const std::optional<std::uint32_t> failing = FirstFailing(program);
+    if (r.verdict == Verdict::kSafe) {
+      ++safe;
+      EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
+                            << " threads\n"
+                            << text;
+      weighted += std::any_of(r.invariant.begin(), r.invariant.end(), [](const std::string& c) {
+        return c.starts_with("c == ") && c.find("count(") != std::string::npos;
+      });
+      const check::CheckResult c =
+          check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"),
+                                     "d", text, "r.drb", nullptr, 5000);
+      EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
+    } else if (r.verdict == Verdict::kViolation) {
+      ++violations;
+      EXPECT_EQ(failing, std::optional<std::uint32_t>(r.violation_at)) << text;
+    } else {
+      ++unknown;
+    }
+  }
+  std::fprintf(stderr,
+               "OrderedTest: %d locked counters: %zu safe for every count (%zu with the counter "
+               "as a weighted count), %zu violations, %zu unknown\n",
+               programs, safe, weighted, violations, unknown);
+  EXPECT_GE(weighted, testing::AtLeastU(3));
+  EXPECT_GE(violations, testing::AtLeastU(2));
+}
+
 }  // namespace
 }  // namespace druba::predabs
 
