@@ -537,7 +537,7 @@ run::Report VerifyReport(const DrbRequest& request, const Program& program, Limi
       !program.symmetric) {
     throw InputError(
         {"--route", 0, 0},
-        "--route abstraction: the abstraction proves every thread count of a "
+        "the route `abstraction` proves every thread count of a "
         "symmetric program only, and this one is not (" +
             (program.templates.size() > 1 ? std::string("its threads run several templates")
                                           : program.asymmetric_what + " at line " +
