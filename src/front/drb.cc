@@ -98,7 +98,7 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
           "with --threads N..: how every thread count is proved. abstraction: the closure "
           "across counts with refinement (symmetric programs); instances: invariants from "
           "finite instances (any program of one template); auto (the default): on a symmetric "
-          "program, the abstraction's first round, then the instances (with half the time "
+          "program, the abstraction's first round, then the instances (with two thirds of the time "
           "left), then refinement, each while the one before ended unknown")
       ->check(CLI::IsMember({"auto", "abstraction", "instances"}));
   group.add_option("--max-value", o.max_value,

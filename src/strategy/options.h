@@ -24,7 +24,7 @@ enum class EveryCountRoute : std::uint8_t { kAuto, kAbstraction, kInstances };
 // Route auto: the shares of the time left that the abstraction's first round and then the
 // invariants from finite instances get, before refinement gets the rest.
 inline constexpr double kFirstRoundShare = 1.0 / 3;
-inline constexpr double kInstancesRouteShare = 1.0 / 2;
+inline constexpr double kInstancesRouteShare = 2.0 / 3;
 
 struct DrbOptions {
   std::string threads;                 // "N" (one count) or "N.." (every count from N)

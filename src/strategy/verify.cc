@@ -482,8 +482,8 @@ void AddTried(const std::vector<Tried>& tried, run::Report& report) {
 
 // `--threads N..` on a symmetric program, route auto (docs/drb.md): the cheapest that can answer
 // first. The abstraction's first round (no refinement), which answers the protocols it fits at
-// once; then the invariants from finite instances, with half the time left (their search and
-// Houdini are bounded, and they prove the lock-protected counters that refinement unrolls for
+// once; then the invariants from finite instances, with two thirds of the time left (their search
+// and Houdini are bounded, and they prove the lock-protected counters that refinement unrolls for
 // ever); then refinement with the rest. Each goes on only while the run's own limits and no
 // signal stop it.
 run::Report VerifyEveryCountAuto(const DrbRequest& request, const Program& program,
