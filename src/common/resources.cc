@@ -95,7 +95,8 @@ std::optional<std::string> LimitWatch::Check(Growth upcoming) {
   } else if (limits_.time_limit_s > 0 && clock_.Seconds() > limits_.time_limit_s) {
     reason_ = whole_limit_s_ > 0 ? "its share of the time limit (" + Short(limits_.time_limit_s) +
                                        " of " + Short(whole_limit_s_) + " s) used"
-                                 : "time limit of " + Short(limits_.time_limit_s) + " s reached";
+              : shared_ ? "its share of the time (" + Short(limits_.time_limit_s) + " s) used"
+                        : "time limit of " + Short(limits_.time_limit_s) + " s reached";
   } else if (limits_.time_limit_s > 0 &&
              clock_.Seconds() + upcoming.seconds > limits_.time_limit_s) {
     reason_ = fmt::format(

@@ -134,13 +134,14 @@ class LimitWatch {
     return limits_.time_limit_s > 0 ? limits_.time_limit_s - clock_.Seconds() : 1e9;
   }
   // A watch for one part of this run: the same memory limit and signal, and `share` (0..1) of
-  // the time left, or all of it when there is no time limit. Its time limit, once reached, is
-  // named as that share; this watch is not stopped by it.
-  [[nodiscard]] LimitWatch Share(double share) const {
-    LimitWatch part({limits_.time_limit_s > 0 ? std::max(0.01, share * RemainingSeconds()) : 0,
-                     limits_.memory_limit_mb},
-                    interrupted_);
+  // the time left (all of it when there is no time limit), `most_s` seconds at most. Its time
+  // limit, once reached, is named as that share; this watch is not stopped by it.
+  [[nodiscard]] LimitWatch Share(double share, double most_s = 0) const {
+    double seconds = limits_.time_limit_s > 0 ? std::max(0.01, share * RemainingSeconds()) : 0;
+    if (most_s > 0) seconds = seconds > 0 ? std::min(seconds, most_s) : most_s;
+    LimitWatch part({seconds, limits_.memory_limit_mb}, interrupted_);
     part.whole_limit_s_ = limits_.time_limit_s;
+    part.shared_ = true;
     return part;
   }
   // Calls `report` from Check() whenever `interval_s` seconds have passed since the last call.
@@ -162,6 +163,7 @@ class LimitWatch {
   double last_report_s_ = 0;
   std::shared_ptr<Canceller> canceller_;  // when there is a signal or a time to watch
   double whole_limit_s_ = 0;              // a Share's: the whole run's time limit
+  bool shared_ = false;                   // a Share
 };
 
 // The same for a run that may have no limits (null): an empty guard.

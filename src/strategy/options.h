@@ -18,13 +18,14 @@ inline constexpr unsigned kHornTimeoutMs = 30000;
 
 // How `--threads N..` proves a program for every count: by the abstraction (refinement, the
 // closure across counts; symmetric programs only), by invariants from finite instances (any
-// program of one template), or (auto) each in turn, cheapest first (strategy/verify.cc).
+// program of one template), or (auto) the first with a share of the time, then the second.
 enum class EveryCountRoute : std::uint8_t { kAuto, kAbstraction, kInstances };
 
-// Route auto: the shares of the time left that the abstraction's first round and then the
-// invariants from finite instances get, before refinement gets the rest.
-inline constexpr double kFirstRoundShare = 1.0 / 3;
-inline constexpr double kInstancesRouteShare = 2.0 / 3;
+// Route auto: the share of the time that the abstraction with refinement gets first, before the
+// invariants from finite instances (strategy/verify.cc), and its most.
+inline constexpr double kAbstractionRouteShare = 1.0 / 4;
+inline constexpr double kAbstractionRouteMostS = 30;  // and at most this long: the bundled
+                                                      // models' refinements take 0.3 to 29 s
 
 struct DrbOptions {
   std::string threads;                 // "N" (one count) or "N.." (every count from N)

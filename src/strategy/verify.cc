@@ -480,12 +480,12 @@ void AddTried(const std::vector<Tried>& tried, run::Report& report) {
                          run::Section{"tried_routes", list, text, run::Section::Place::kWhy});
 }
 
-// `--threads N..` on a symmetric program, route auto (docs/drb.md): the cheapest that can answer
-// first. The abstraction's first round (no refinement), which answers the protocols it fits at
-// once; then the invariants from finite instances, with two thirds of the time left (their search
-// and Houdini are bounded, and they prove the lock-protected counters that refinement unrolls for
-// ever); then refinement with the rest. Each goes on only while the run's own limits and no
-// signal stop it.
+// `--threads N..` on a symmetric program, route auto (docs/drb.md): the abstraction with
+// refinement first, with a quarter of the time (30 s at most), which answers the protocols it fits
+// without costing the others more than that share; then the invariants from finite instances with
+// the rest (they prove the lock-protected counters that refinement unrolls without end); when those
+// end unknown early and refinement had only stopped at its share, refinement again with what is
+// left. Each goes on only while the run's own limits and no signal stop it.
 run::Report VerifyEveryCountAuto(const DrbRequest& request, const Program& program,
                                  const ThreadCounts& threads, const ChosenAbstraction& chosen,
                                  LimitWatch& limits, const StrategyHooks& hooks) {
@@ -494,27 +494,26 @@ run::Report VerifyEveryCountAuto(const DrbRequest& request, const Program& progr
   if (!may_follow) return VerifyByAbstraction(request, program, threads, chosen, limits, hooks);
   const Stopwatch clock;
   std::vector<Tried> tried;
-  const std::string abstraction = "the abstraction " + chosen.spec().name;
+  const std::string abstraction = "the abstraction " + chosen.spec().name + " with refinement";
   const auto finish = [&](run::Report report) {
     AddTried(tried, report);
     report.time_s = clock.Seconds();
     return report;
   };
-  DrbOptions no_refinement = request.drb;
-  no_refinement.refine = false;
-  no_refinement.horn = HornUse::kOff;
-  const DrbRequest plain{request.options, no_refinement, request.source, request.digest};
+  bool cut_short = false;  // refinement stopped at its share of the time, not at a dead end
   run::Report first = [&] {
-    LimitWatch share = limits.Share(kFirstRoundShare);
-    return VerifyByAbstraction(plain, program, threads, chosen, share, hooks);
+    LimitWatch share = limits.Share(kAbstractionRouteShare, kAbstractionRouteMostS);
+    run::Report r = VerifyByAbstraction(request, program, threads, chosen, share, hooks);
+    cut_short = share.Check().has_value();
+    return r;
   }();
   if (Answers(first) || limits.Check()) return finish(std::move(first));
-  tried.push_back({abstraction + " (its first round, no refinement)", first.reason, first.time_s});
+  tried.push_back({abstraction, first.reason, first.time_s});
   run::Report second = [&] {
-    LimitWatch share = limits.Share(kInstancesRouteShare);
-    return VerifyOrdered(request, program, threads, share, hooks);
+    LimitWatch rest = limits.Share(1.0);
+    return VerifyOrdered(request, program, threads, rest, hooks);
   }();
-  if (Answers(second) || limits.Check()) return finish(std::move(second));
+  if (Answers(second) || limits.Check() || !cut_short) return finish(std::move(second));
   tried.push_back({"invariants from finite instances", second.reason, second.time_s});
   return finish(VerifyByAbstraction(request, program, threads, chosen, limits, hooks));
 }
