@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -139,6 +140,7 @@ class LimitWatch {
   [[nodiscard]] LimitWatch Share(double share, double most_s = 0) const {
     double seconds = limits_.time_limit_s > 0 ? std::max(0.01, share * RemainingSeconds()) : 0;
     if (most_s > 0) seconds = seconds > 0 ? std::min(seconds, most_s) : most_s;
+    if (seconds > 0) seconds = std::max(0.01, std::round(seconds * 100) / 100);  // as printed
     LimitWatch part({seconds, limits_.memory_limit_mb}, interrupted_);
     part.whole_limit_s_ = limits_.time_limit_s;
     part.shared_ = true;
