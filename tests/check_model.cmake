@@ -8,7 +8,8 @@
 # exact search after a failed closure test). `deadlock=1` passes --deadlock (a state where no
 # thread can move and some has not finished violates); `mode=NAME` passes --mode NAME to verify;
 # `refine=off` passes --refine off (the abstraction as given, no refinement); `horn=X` passes
-# --horn X (off: no Horn solver at one thread count).
+# --horn X (off: no Horn solver at one thread count); `route=X` passes --route X (every thread
+# count: abstraction, instances or auto).
 # `orbits=N` checks that the search over one state per orbit of the thread symmetry answered
 # (JSON "symmetric_exhaustion") after storing N states (a symmetric .drb program at one count).
 # For `.drb` and C models (whose header lines start with `//`) the expectation lines may also say threads=N or threads=N.. and
@@ -74,6 +75,7 @@ foreach(line IN LISTS lines)
   field("${line}" "mode" mode)
   field("${line}" "refine" refine)
   field("${line}" "horn" horn)
+  field("${line}" "route" route)
   field("${line}" "orbits" orbits)
   field("${line}" "violation-threads" violation_threads)
   set(model_args)
@@ -123,6 +125,9 @@ foreach(line IN LISTS lines)
     endif()
     if(NOT horn STREQUAL "")
       list(APPEND command --horn ${horn})
+    endif()
+    if(route)
+      list(APPEND command --route ${route})
     endif()
     get_filename_component(stem "${MODEL}" NAME)
     set(cert "${WORKDIR}/${stem}.${checked}.cert.json")
