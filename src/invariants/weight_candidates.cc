@@ -89,7 +89,7 @@ bool WeightReader::Independent(const Row& row) {
 }
 
 void WeightReader::Record(const IntModel& m, StateView s) {
-  if (off_ || seen_rows_ >= kMaxWeightRows) return;
+  if (off_ || rows_.size() >= kMaxWeightRows) return;
   Row row(locations_.size() + 1 + counters_.size(), 0);
   for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
     const std::int32_t c = column_[s[m.PcSlot(i)]];
@@ -106,7 +106,6 @@ void WeightReader::Record(const IntModel& m, StateView s) {
     row[locations_.size() + 1 + x] = static_cast<std::int64_t>(value);
   }
   if (!rows_.insert(row).second) return;
-  ++seen_rows_;
   Independent(row);
 }
 

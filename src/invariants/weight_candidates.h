@@ -46,8 +46,7 @@ class WeightReader {
   std::vector<Row> basis_rows_;                      // the rows that joined the basis, as integers
   std::vector<std::vector<std::uint64_t>> reduced_;  // them reduced (mod p), pivot first
   std::vector<std::size_t> pivots_;
-  absl::flat_hash_set<Row> rows_;  // the distinct rows seen, up to kMaxWeightRows
-  std::size_t seen_rows_ = 0;
+  absl::flat_hash_set<Row> rows_;   // the distinct rows seen, up to kMaxWeightRows
   std::vector<std::int64_t> most_;  // [column]: the most threads seen at the location at once
   bool off_ = false;                // too many locations, a value beyond int64, or no counter
 };

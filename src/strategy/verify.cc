@@ -509,10 +509,7 @@ run::Report VerifyEveryCountAuto(const DrbRequest& request, const Program& progr
   }();
   if (Answers(first) || limits.Check()) return finish(std::move(first));
   tried.push_back({abstraction, first.reason, first.time_s});
-  run::Report second = [&] {
-    LimitWatch rest = limits.Share(1.0);
-    return VerifyOrdered(request, program, threads, rest, hooks);
-  }();
+  run::Report second = VerifyOrdered(request, program, threads, limits, hooks);
   if (Answers(second) || limits.Check() || !cut_short) return finish(std::move(second));
   tried.push_back({"invariants from finite instances", second.reason, second.time_s});
   return finish(VerifyByAbstraction(request, program, threads, chosen, limits, hooks));

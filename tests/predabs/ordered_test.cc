@@ -116,6 +116,20 @@ std::optional<std::uint32_t> FirstFailing(const Program& program) {
   return std::nullopt;
 }
 
+// A claim `r` of safe for every count >= 2: no thread fails at 2..5 threads by brute force
+// (`failing`), and the checker finds its certificate valid. Whether it did.
+bool ExpectSafeClaimHolds(const OrderedResult& r, const std::optional<std::uint32_t>& failing,
+                          const std::string& text) {
+  EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
+                        << " threads\n"
+                        << text;
+  const check::CheckResult c =
+      check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"), "d",
+                                 text, "r.drb", nullptr, 5000);
+  EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
+  return c.valid;
+}
+
 TEST(OrderedTest, EveryCountClaimsHoldForSmallCounts) {
   Generator gen(2026);
   gen.SetOrdered(true);
@@ -134,14 +148,7 @@ TEST(OrderedTest, EveryCountClaimsHoldForSmallCounts) {
     const std::optional<std::uint32_t> failing = FirstFailing(program);
     if (r.verdict == Verdict::kSafe) {
       ++safe;
-      EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
-                            << " threads\n"
-                            << text;
-      const check::CheckResult c =
-          check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"),
-                                     "d", text, "r.drb", nullptr, 5000);
-      EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
-      certified += c.valid ? 1 : 0;
+      certified += ExpectSafeClaimHolds(r, failing, text) ? 1 : 0;
     } else if (r.verdict == Verdict::kViolation) {
       ++violations;
       EXPECT_EQ(failing, std::optional<std::uint32_t>(r.violation_at)) << text;  // at 2
@@ -201,16 +208,10 @@ TEST(OrderedTest, WeightedCountsOfLockedCountersHoldForSmallCounts) {
     const std::optional<std::uint32_t> failing = FirstFailing(program);
     if (r.verdict == Verdict::kSafe) {
       ++safe;
-      EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
-                            << " threads\n"
-                            << text;
       weighted += std::any_of(r.invariant.begin(), r.invariant.end(), [](const std::string& c) {
         return c.starts_with("c == ") && c.find("count(") != std::string::npos;
       });
-      const check::CheckResult c =
-          check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"),
-                                     "d", text, "r.drb", nullptr, 5000);
-      EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
+      ExpectSafeClaimHolds(r, failing, text);
     } else if (r.verdict == Verdict::kViolation) {
       ++violations;
       EXPECT_EQ(failing, std::optional<std::uint32_t>(r.violation_at)) << text;
