@@ -100,14 +100,17 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
 // queries, with integer thread ids, take several times longer incrementally). A `ground` query
 // (no quantifier) is asked without relevancy propagation, which only pays where quantifiers are
 // instantiated (the ground closure of Eisenberg-McGuire's invariant: 2 to 3 times faster).
+// `work`, when not 0, bounds the solver's work (Z3's rlimit) besides the time.
 inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& query,
-                                    unsigned timeout_ms, LimitWatch* limits, bool ground = false) {
+                                    unsigned timeout_ms, LimitWatch* limits, bool ground = false,
+                                    unsigned work = 0) {
   PollLimits(limits);
   z3::solver fresh(solver.ctx());
   z3::params params(solver.ctx());
   params.set("timeout", QueryTimeoutMs(timeout_ms, limits));
   params.set("ctrl_c", false);
   if (ground) params.set("smt.relevancy", 0U);
+  if (work != 0) params.set("rlimit", work);
   fresh.set(params);
   const z3::expr_vector assertions = solver.assertions();
   for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);

@@ -334,11 +334,13 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   z3::expr FalseAt(const drb::AbstractionSpec& spec, const State& s, const z3::expr& view,
                    const z3::expr& w) {
     z3::expr_vector any(ctx_);
-    for (const auto& pred : spec.predicates) {
-      any.push_back(pred.expr->kind == Kind::kForall ? InRange(w) && !Body(*pred.expr, s, view, w)
-                                                     : !Holds(*pred.expr, s, view));
-    }
+    for (const auto& pred : spec.predicates) any.push_back(FalseAt(*pred.expr, s, view, w));
     return z3::mk_or(any);
+  }
+  // That one predicate is.
+  z3::expr FalseAt(const Expr& pred, const State& s, const z3::expr& view, const z3::expr& w) {
+    return pred.kind == Kind::kForall ? InRange(w) && !Body(pred, s, view, w)
+                                      : !Holds(pred, s, view);
   }
 
   bool TracksRanks() const { return !ranks_.empty(); }
@@ -383,6 +385,44 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       }
       parts.push_back(r >= counted && n_ - r >= left_out);
       parts.push_back(z3::select(s.ranks[k], below) >= r + between);
+    }
+    return z3::mk_and(parts);
+  }
+
+  bool TracksCounts() const { return !counts_.empty(); }
+  // What holds of every state's value counts at the threads `named` and at a fresh witness each
+  // (in `witnesses`) counted where the count is positive and one not where it is below n: each
+  // count covers the distinct ones it counts and leaves out the others. Counts that overlap are
+  // so related (a thread at `inc` is one the lock's count counts), which Witnessed is not.
+  z3::expr CountFacts(const State& s, const std::vector<z3::expr>& named,
+                      std::vector<z3::expr>& witnesses) {
+    z3::expr_vector parts(ctx_);
+    std::vector<z3::expr> all = named;
+    for (std::size_t k = 0; k < counts_.size(); ++k) {
+      const z3::expr in = Thread("v");
+      const z3::expr out = Thread("v");
+      witnesses.push_back(in);
+      witnesses.push_back(out);
+      all.push_back(in);
+      all.push_back(out);
+      parts.push_back(z3::implies(s.counts[k] >= 1, InRange(in) && Counted(k, s, in)));
+      parts.push_back(z3::implies(s.counts[k] < n_, InRange(out) && !Counted(k, s, out)));
+    }
+    std::vector<z3::expr> first;  // in range, and none of the threads before it
+    for (std::size_t a = 0; a < all.size(); ++a) {
+      z3::expr f = InRange(all[a]);
+      for (std::size_t b = 0; b < a; ++b) f = f && all[b] != all[a];
+      first.push_back(f);
+    }
+    for (std::size_t k = 0; k < counts_.size(); ++k) {
+      z3::expr counted = ctx_.int_val(0);
+      z3::expr left_out = ctx_.int_val(0);
+      for (std::size_t a = 0; a < all.size(); ++a) {
+        const z3::expr here = Counted(k, s, all[a]);
+        counted = counted + Truth(first[a] && here);
+        left_out = left_out + Truth(first[a] && !here);
+      }
+      parts.push_back(s.counts[k] >= counted && n_ - s.counts[k] >= left_out);
     }
     return z3::mk_and(parts);
   }
