@@ -54,6 +54,9 @@ inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
+namespace instance_detail {
+struct Observations;  // instance_observations.h
+}  // namespace instance_detail
 class RelationReader;    // pair_candidates.h
 class RankReader;        // rank_candidates.h
 class EntryReader;       // rank_candidates.h
@@ -89,7 +92,7 @@ class CandidateReader {
   // explored states kept until then.
   const CubeBlocker& Blocker();
 
-  struct Observations;  // what the explored states showed (instance_candidates.cc)
+  using Observations = instance_detail::Observations;  // what the explored states showed
 
  private:
   const Program& program_;
