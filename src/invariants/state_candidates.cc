@@ -189,9 +189,8 @@ Observations ProjectOwnStates(const Program& p, const Observations& o, bool alwa
     const auto [it, fresh] = out.own_shared.emplace(to[id], row);
     for (std::size_t v = 0; v < row.size() && !fresh; ++v) it->second[v].Merge(row[v]);
   }
-  for (const auto& entry : o.others) {
-    const std::set<std::uint64_t>& atoms = entry.second;
-    const auto [it, fresh] = out.others.emplace(to[entry.first], atoms);
+  for (const auto& [id, atoms] : o.others) {
+    const auto [it, fresh] = out.others.emplace(to[id], atoms);
     if (!fresh) std::erase_if(it->second, [&](std::uint64_t a) { return !atoms.contains(a); });
   }
   return out;
