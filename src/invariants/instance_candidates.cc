@@ -13,14 +13,158 @@
 #include "explore/state_store.h"
 #include "interp/model.h"
 #include "invariants/code_candidates.h"
-#include "invariants/instance_observations.h"
 #include "invariants/pair_candidates.h"
 #include "invariants/rank_candidates.h"
-#include "invariants/state_candidates.h"
 #include "invariants/value_seen.h"
 #include "invariants/weight_candidates.h"
 
 namespace druba::predabs {
+namespace instance_detail {
+
+constexpr std::size_t kMaxOwnStates = 48;       // pairs of own states as candidates up to this many
+constexpr std::size_t kMaxRelative = 96;        // own states relative to another thread, at most
+constexpr std::uint64_t kMaxAtomValue = 8;      // `v[k] == c` atoms for c in 0 .. 7
+constexpr std::size_t kMaxArrayCandidates = 8;  // a larger shared array's elements get none
+
+}  // namespace instance_detail
+
+// What the finite instances reached, from each thread's view.
+struct CandidateReader::Observations {
+  using Seen = instance_detail::Seen;
+  static constexpr std::size_t kMaxOwnStates = instance_detail::kMaxOwnStates;
+  static constexpr std::uint64_t kMaxAtomValue = instance_detail::kMaxAtomValue;
+  explicit Observations(const Program& p)
+      : index(drb::ThreadNamers(p)),
+        live(drb::LiveLocals(p)),
+        pcs(p.statements.size() + 2),
+        pairs(pcs * pcs, false),
+        reached(pcs, false),
+        shared(pcs * p.shared.size()),
+        locals(pcs * p.locals.size()),
+        orders(pcs * pcs * p.locals.size(), 0) {
+    relative_off = std::find(index.locals.begin(), index.locals.end(), true) == index.locals.end();
+  }
+  drb::IdVariables index;               // the variables that name threads (drb::ThreadNamers)
+  std::vector<std::vector<bool>> live;  // [pc][local]: may be read again (drb/liveness.h)
+  std::size_t pcs;
+  std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
+  std::vector<bool> reached;  // [a]: some thread at a
+  std::vector<Seen> shared;
+  std::vector<Seen> locals;
+  // A thread's own state (its location and the values of its variables) by number, and the pairs
+  // of them that threads i < j were seen in.
+  std::map<std::vector<Int>, std::uint32_t> own;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> own_pairs;
+  // [(a * pcs + b) * locals + v]: how v of threads i < j at a and b compared (1: below, 2: equal,
+  // 4: above).
+  std::vector<std::uint8_t> orders;
+  // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
+  // each own state the atoms some other thread satisfied whenever a thread was in it.
+  std::map<std::uint32_t, std::set<std::uint64_t>> others;
+  // A thread's own state relative to another thread: its location and, for each local that names
+  // threads (drb::ThreadNamers), how it compares with the thread's own id and the other's (0:
+  // below, 1: equal, 2: above; own * 3 + other), or kDead where the location never reads it again.
+  // The pairs of them threads i < j were seen in, and which were seen as i's and as j's.
+  std::map<std::vector<std::int64_t>, std::uint32_t> relative;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> relative_pairs;
+  std::set<std::uint32_t> relative_lower, relative_upper;
+  bool relative_off = false;  // no local names threads, or too many such own states
+
+  static constexpr std::int64_t kDead = 9;
+  void RelativeKey(const IntModel& m, StateView s, std::uint32_t who, std::uint32_t other,
+                   std::vector<std::int64_t>& key) const {
+    const Program& p = m.program();
+    const auto order = [](const Int& v, std::uint32_t id) -> std::int64_t {
+      return v < id ? 0 : v == id ? 1 : 2;
+    };
+    key.assign(1, static_cast<std::int64_t>(s[m.PcSlot(who)]));
+    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+      if (!index.locals[v] || p.locals[v].name.find('[') != std::string::npos) continue;
+      if (!live[key[0]][v]) {
+        key.push_back(kDead);  // its value is never read again
+        continue;
+      }
+      const Int value = m.values().Decode(s[m.LocalSlot(who, v)]);
+      key.push_back(order(value, who) * 3 + order(value, other));
+    }
+  }
+
+  void RecordRelative(const IntModel& m, StateView s) {
+    std::vector<std::int64_t> a, b;
+    const auto number = [&](const std::vector<std::int64_t>& key) {
+      const auto next = static_cast<std::uint32_t>(relative.size());
+      return relative.emplace(key, next).first->second;
+    };
+    for (std::uint32_t i = 0; i < m.num_threads() && !relative_off; ++i) {
+      for (std::uint32_t j = i + 1; j < m.num_threads() && !relative_off; ++j) {
+        RelativeKey(m, s, i, j, a);
+        RelativeKey(m, s, j, i, b);
+        const std::uint32_t ia = number(a);
+        const std::uint32_t ib = number(b);
+        relative_pairs.emplace(ia, ib);
+        relative_lower.insert(ia);
+        relative_upper.insert(ib);
+        relative_off = relative.size() > instance_detail::kMaxRelative;
+      }
+    }
+  }
+
+  void Record(const IntModel& m, StateView s) {
+    const Program& p = m.program();
+    const ValueTable& values = m.values();
+    if (!relative_off) RecordRelative(m, s);
+    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
+        const std::size_t at = (s[m.PcSlot(i)] * pcs + s[m.PcSlot(j)]) * p.locals.size();
+        for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+          const Int a = values.Decode(s[m.LocalSlot(i, v)]);
+          const Int b = values.Decode(s[m.LocalSlot(j, v)]);
+          orders[at + v] |= static_cast<std::uint8_t>(a < b ? 1 : a == b ? 2 : 4);
+        }
+      }
+    }
+    std::vector<std::uint32_t> ids;
+    std::vector<std::vector<std::uint64_t>> atoms;
+    for (std::uint32_t i = 0; i < m.num_threads() && own.size() <= kMaxOwnStates; ++i) {
+      std::vector<Int> key{Int(s[m.PcSlot(i)])};
+      atoms.push_back({s[m.PcSlot(i)]});
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        key.push_back(values.Decode(s[m.LocalSlot(i, v)]));
+        if (key.back() >= 0 && key.back() < kMaxAtomValue) {
+          atoms.back().push_back(pcs + v * kMaxAtomValue + static_cast<std::uint64_t>(key.back()));
+        }
+      }
+      ids.push_back(
+          own.emplace(std::move(key), static_cast<std::uint32_t>(own.size())).first->second);
+      for (std::uint32_t j = 0; j < i; ++j) own_pairs.emplace(ids[j], ids[i]);
+    }
+    if (ids.size() == m.num_threads()) {
+      for (std::uint32_t i = 0; i < ids.size(); ++i) {
+        std::set<std::uint64_t> seen;
+        for (std::uint32_t k = 0; k < ids.size(); ++k) {
+          if (k != i) seen.insert(atoms[k].begin(), atoms[k].end());
+        }
+        const auto [it, fresh] = others.emplace(ids[i], seen);
+        if (fresh) continue;
+        std::erase_if(it->second, [&](std::uint64_t a) { return !seen.contains(a); });
+      }
+    }
+    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+      const Word a = s[m.PcSlot(i)];
+      reached[a] = true;
+      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
+        pairs[a * pcs + s[m.PcSlot(j)]] = true;
+      }
+      for (std::size_t v = 0; v < p.shared.size(); ++v) {
+        shared[a * p.shared.size() + v].Add(values.Decode(s[v]), i, m.num_threads());
+      }
+      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
+        locals[a * p.locals.size() + v].Add(values.Decode(s[m.LocalSlot(i, v)]), i,
+                                            m.num_threads());
+      }
+    }
+  }
+};
 
 // A location by its label, or none when it has no name a predicate can use.
 std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc) {
@@ -61,17 +205,86 @@ Places PlacesOf(const Program& p) {
 namespace {
 
 using Observations = CandidateReader::Observations;
-using instance_detail::Existence;
 using instance_detail::kMaxArrayCandidates;
 using instance_detail::kMaxAtomValue;
 using instance_detail::kMaxOwnStates;
 using instance_detail::kMaxValues;
-using instance_detail::NotIn;
-using instance_detail::OwnPairs;
-using instance_detail::OwnStateValues;
-using instance_detail::ProjectOwnStates;
 using instance_detail::Seen;
-using instance_detail::VariableCandidates;
+
+// The candidates that `seen` keeps about variable `name` where `head` (`pc[self] != a || `) is
+// false.
+void VariableCandidates(const std::string& head, const std::string& name, const Variable& var,
+                        bool id, const Seen& seen, const std::string& count,
+                        std::vector<std::string>& out) {
+  if (!seen.lo && !seen.unbounded) return;  // no thread there
+  if (var.type == Type::kBool) {
+    if (seen.values.size() == 1)
+      out.push_back(head + (*seen.values.begin() != 0 ? "" : "!") + name);
+    return;
+  }
+  // An id's values at a few counts say nothing of larger ones, unless none names a thread.
+  const bool grows = seen.Grows();
+  if (!seen.many && !grows && (!id || (seen.hi && *seen.hi < 0))) {
+    std::string any;
+    for (const std::int64_t v : seen.values) {
+      any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
+    }
+    out.push_back(head + any);
+  }
+  if ((seen.many || grows) && !seen.unbounded) {  // bounds, where the values are not listed
+    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
+    if (!id && !grows) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
+  }
+  if (id && !seen.many && !grows && !seen.unbounded &&
+      seen.lo) {  // with many values, bounded above
+    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
+  }
+  if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
+  if (seen.below_count) out.push_back(head + name + " < " + count);
+  if (seen.from_count) out.push_back(head + name + " >= " + count);
+  if (seen.below_last) out.push_back(head + name + " < " + count + " - 1");
+  if (seen.from_last && !seen.from_count) out.push_back(head + name + " >= " + count + " - 1");
+  if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
+  if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
+  if (!seen.above) out.push_back(head + name + " <= self");
+  if (!seen.below) out.push_back(head + name + " >= self");
+  if (!seen.equal) out.push_back(head + name + " != self");
+}
+
+// `pc[self] != a || v[self] != 1 || ...`: thread `who` is not in own state `key`.
+std::optional<std::string> NotIn(const Program& p, const Places& places,
+                                 const std::vector<Int>& key, const std::string& who) {
+  const auto at = std::find(places.named.begin(), places.named.end(), key[0]);
+  if (at == places.named.end()) return std::nullopt;
+  std::string out = fmt::format("pc[{}] != {}", who, places.labels[at - places.named.begin()]);
+  for (std::size_t v = 0; v < p.locals.size(); ++v) {
+    if (p.locals[v].name.find('[') != std::string::npos) continue;
+    out += p.locals[v].type == Type::kBool
+               ? fmt::format(" || {}{}[{}]", key[v + 1] != 0 ? "!" : "", p.locals[v].name, who)
+               : fmt::format(" || {}[{}] != {}", p.locals[v].name, who, key[v + 1].str());
+  }
+  return out;
+}
+
+// Pairs of own states that threads i < j were never seen in, where their locations were.
+void OwnPairs(const Program& p, const Observations& o, const Places& places,
+              std::vector<std::string>& out) {
+  if (o.own.size() > kMaxOwnStates) return;
+  for (const auto& [a, ia] : o.own) {
+    const std::optional<std::string> lower = NotIn(p, places, a, "self");
+    if (!lower) continue;
+    for (const auto& [b, ib] : o.own) {
+      if (o.own_pairs.contains({ia, ib})) continue;
+      if (!o.pairs[static_cast<std::size_t>(a[0]) * o.pcs + static_cast<std::size_t>(b[0])]) {
+        continue;  // the locations alone say it
+      }
+      if (const std::optional<std::string> upper = NotIn(p, places, b, places.j)) {
+        out.push_back(
+            fmt::format("forall {0}: {0} <= self || {1} || {2}", places.j, *lower, *upper));
+      }
+    }
+  }
+}
 
 // Thread `who` is not in relative own state `key` (Observations::relative) against thread `other`.
 std::optional<std::string> NotInRelative(const Program& p, const Observations& o,
@@ -113,6 +326,37 @@ void RelativePairs(const Program& p, const Observations& o, const Places& places
         out.push_back(
             fmt::format("forall {0}: {0} <= self || {1} || {2}", places.j, *lower, *upper));
       }
+    }
+  }
+}
+
+// `(forall k: <k not in own state a>) || exists m: <atom of m>`: whenever a thread is in own
+// state a, some thread (another: a thread in a does not satisfy the atom) satisfies the atom. It
+// names no `self`, so that the solver meets it as an existential fact of the state.
+void Existence(const Program& p, const Observations& o, const Places& places,
+               std::vector<std::string>& out) {
+  if (o.own.size() > kMaxOwnStates) return;
+  for (const auto& [a, ia] : o.own) {
+    const std::optional<std::string> not_in = NotIn(p, places, a, places.k);
+    const auto found = o.others.find(ia);
+    if (!not_in || found == o.others.end()) continue;
+    for (const std::uint64_t atom : found->second) {
+      std::string text;
+      if (atom < o.pcs) {
+        const auto at = std::find(places.named.begin(), places.named.end(), atom);
+        if (at == places.named.end() || a[0] == atom) continue;
+        text = fmt::format("pc[{}] == {}", places.m, places.labels[at - places.named.begin()]);
+      } else {
+        const std::uint64_t v = (atom - o.pcs) / kMaxAtomValue;
+        const Variable& var = p.locals[v];
+        const std::uint64_t c = (atom - o.pcs) % kMaxAtomValue;
+        if (var.name.find('[') != std::string::npos || a[v + 1] == c) continue;
+        text = var.type == Type::kBool
+                   ? fmt::format("{}{}[{}]", c != 0 ? "" : "!", var.name, places.m)
+                   : fmt::format("{}[{}] == {}", var.name, places.m, c);
+      }
+      out.push_back(
+          fmt::format("(forall {}: {}) || exists {}: {}", places.k, *not_in, places.m, text));
     }
   }
 }
@@ -253,17 +497,13 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& obse
     }
   }
   group(places.unnamed, places.none_named);
-  // Own states with the locals of many values left out (a pair or value seen at a few of them
-  // says nothing of the others).
-  const Observations own = ProjectOwnStates(p, o, /*always=*/true);
-  OwnStateValues(p, own, places, large, count, out);
   if (o.relative_off) {
-    OwnPairs(p, own, places, out);
+    OwnPairs(p, o, places, out);
   } else {
     RelativePairs(p, o, places, out);
   }
-  PairOrders(p, own, places, out);
-  Existence(p, own, places, out);
+  PairOrders(p, o, places, out);
+  Existence(p, o, places, out);
   return out;
 }
 

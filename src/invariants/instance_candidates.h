@@ -54,9 +54,6 @@ inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
-namespace instance_detail {
-struct Observations;  // instance_observations.h
-}  // namespace instance_detail
 class RelationReader;    // pair_candidates.h
 class RankReader;        // rank_candidates.h
 class EntryReader;       // rank_candidates.h
@@ -92,7 +89,7 @@ class CandidateReader {
   // explored states kept until then.
   const CubeBlocker& Blocker();
 
-  using Observations = instance_detail::Observations;  // what the explored states showed
+  struct Observations;  // what the explored states showed (instance_candidates.cc)
 
  private:
   const Program& program_;
