@@ -322,7 +322,8 @@ TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
 // make the count at least 2 (Symbolic::CountFacts); without that, two of its steps went to the
 // quantified invariant (a double-lock task's four such queries took 45 of its 60 s).
 TEST(OrderedTest, TheCheckerDecidesAReferenceCountsStepsAtTheThreadsTheyName) {
-  if (testing::SweepFactor() < 1) GTEST_SKIP() << "solver work only";
+  // Solver work: under the sanitizers (DRUBA_SWEEP 0.125) it shows nothing more.
+  if (testing::SweepFactor() < 0.5) GTEST_SKIP() << "solver work only";
   const std::string path = std::string(DRUBA_SOURCE_DIR) + "/models/refcount.drb";
   const std::string text = ReadFile(path);
   const Program program = ParseProgram(text, path);
