@@ -95,15 +95,13 @@ class GroundClosure {
       holds.push_back(z3::implies(sym_.InRange(x), sym_.TrueAt(spec_, s_, x, at)));
     }
     if (sym_.TracksRanks()) holds.push_back(Ranks(at));
-    std::vector<z3::expr> witnesses;
-    if (sym_.TracksCounts()) holds.push_back(sym_.CountFacts(s_, at, witnesses));
+    if (sym_.TracksCounts()) holds.push_back(sym_.CountFacts(s_, at));
     const z3::expr before = z3::select(s_.pc, t_) == static_cast<int>(stmt) && z3::mk_and(holds);
     const z3::check_result at_once = DecideAlone(base_, before && Any(parts, 0, parts.size()),
                                                  timeout_ms, limits, /*ground=*/true, kGroundWork);
     if (at_once != z3::unknown) return at_once == z3::unsat;
     z3::solver split(ctx);
-    const z3::expr_vector assertions = base_.assertions();
-    for (int i = 0; i < static_cast<int>(assertions.size()); ++i) split.add(assertions[i]);
+    AddAssertionsOf(base_, split);
     split.add(before);
     return Split(split, parts, 0, parts.size(), timeout_ms, limits);
   }

@@ -95,6 +95,12 @@ inline z3::check_result DecideWithin(z3::solver& solver, const z3::expr& query, 
   return result;
 }
 
+// Adds what `from` asserts to `to`.
+inline void AddAssertionsOf(const z3::solver& from, z3::solver& to) {
+  const z3::expr_vector assertions = from.assertions();
+  for (int i = 0; i < static_cast<int>(assertions.size()); ++i) to.add(assertions[i]);
+}
+
 // The same, asked of a solver of its own holding `solver`'s assertions and `query`: no
 // incremental state, so that Z3's preprocessing of quantifiers applies (the ordered every-count
 // queries, with integer thread ids, take several times longer incrementally). A `ground` query
@@ -112,8 +118,7 @@ inline z3::check_result DecideAlone(const z3::solver& solver, const z3::expr& qu
   if (ground) params.set("smt.relevancy", 0U);
   if (work != 0) params.set("rlimit", work);
   fresh.set(params);
-  const z3::expr_vector assertions = solver.assertions();
-  for (int i = 0; i < static_cast<int>(assertions.size()); ++i) fresh.add(assertions[i]);
+  AddAssertionsOf(solver, fresh);
   fresh.add(query);
   const z3::check_result result = CheckInterruptibly(fresh, limits);
   if (result == z3::unknown) PollLimits(limits);

@@ -363,6 +363,7 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
                      std::vector<z3::expr>& witnesses) {
     z3::expr_vector parts(ctx_);
     const z3::expr below = level - 1;
+    const std::vector<z3::expr> first = FirstOccurrences(named);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       const z3::expr r = z3::select(s.ranks[k], level);
       parts.push_back(r >= 0 && r <= n_);
@@ -376,12 +377,10 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
       z3::expr left_out = ctx_.int_val(0);
       z3::expr between = ctx_.int_val(0);
       for (std::size_t a = 0; a < named.size(); ++a) {
-        z3::expr first = InRange(named[a]);  // and none of the named before it
-        for (std::size_t b = 0; b < a; ++b) first = first && named[b] != named[a];
         const z3::expr here = RankCounted(k, s, named[a], level);
-        counted = counted + Truth(first && here);
-        left_out = left_out + Truth(first && !here);
-        between = between + Truth(first && !here && RankCounted(k, s, named[a], below));
+        counted = counted + Truth(first[a] && here);
+        left_out = left_out + Truth(first[a] && !here);
+        between = between + Truth(first[a] && !here && RankCounted(k, s, named[a], below));
       }
       parts.push_back(r >= counted && n_ - r >= left_out);
       parts.push_back(z3::select(s.ranks[k], below) >= r + between);
@@ -390,30 +389,31 @@ class Symbolic : public StatementEncoder<Symbolic, State, z3::expr> {
   }
 
   bool TracksCounts() const { return !counts_.empty(); }
-  // What holds of every state's value counts at the threads `named` and at a fresh witness each
-  // (in `witnesses`) counted where the count is positive and one not where it is below n: each
-  // count covers the distinct ones it counts and leaves out the others. Counts that overlap are
-  // so related (a thread at `inc` is one the lock's count counts), which Witnessed is not.
-  z3::expr CountFacts(const State& s, const std::vector<z3::expr>& named,
-                      std::vector<z3::expr>& witnesses) {
+  // For each of `ids`: that it is a thread and none of the ids before it (each thread once).
+  std::vector<z3::expr> FirstOccurrences(const std::vector<z3::expr>& ids) {
+    std::vector<z3::expr> first;
+    for (std::size_t a = 0; a < ids.size(); ++a) {
+      z3::expr f = InRange(ids[a]);
+      for (std::size_t b = 0; b < a; ++b) f = f && ids[b] != ids[a];
+      first.push_back(f);
+    }
+    return first;
+  }
+  // What holds of each value count at the threads `named` and at fresh witnesses (one counted
+  // where it is positive, one not where it is below n): it covers the distinct ones it counts and
+  // leaves out the others, which relates counts that overlap, as Witnessed does not.
+  z3::expr CountFacts(const State& s, const std::vector<z3::expr>& named) {
     z3::expr_vector parts(ctx_);
     std::vector<z3::expr> all = named;
     for (std::size_t k = 0; k < counts_.size(); ++k) {
       const z3::expr in = Thread("v");
       const z3::expr out = Thread("v");
-      witnesses.push_back(in);
-      witnesses.push_back(out);
       all.push_back(in);
       all.push_back(out);
       parts.push_back(z3::implies(s.counts[k] >= 1, InRange(in) && Counted(k, s, in)));
       parts.push_back(z3::implies(s.counts[k] < n_, InRange(out) && !Counted(k, s, out)));
     }
-    std::vector<z3::expr> first;  // in range, and none of the threads before it
-    for (std::size_t a = 0; a < all.size(); ++a) {
-      z3::expr f = InRange(all[a]);
-      for (std::size_t b = 0; b < a; ++b) f = f && all[b] != all[a];
-      first.push_back(f);
-    }
+    const std::vector<z3::expr> first = FirstOccurrences(all);
     for (std::size_t k = 0; k < counts_.size(); ++k) {
       z3::expr counted = ctx_.int_val(0);
       z3::expr left_out = ctx_.int_val(0);

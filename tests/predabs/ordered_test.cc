@@ -116,6 +116,15 @@ std::optional<std::uint32_t> FirstFailing(const Program& program) {
   return std::nullopt;
 }
 
+// The checker's answer on the certificate of `invariant`, claimed for every count >= 2 of the
+// program `text` (read from `path`).
+check::CheckResult CheckOrderedClaim(const std::string& text, const std::string& path,
+                                     const std::vector<std::string>& invariant,
+                                     unsigned timeout_ms) {
+  return check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, invariant), "c.json"), "d",
+                                    text, path, nullptr, timeout_ms);
+}
+
 // A claim `r` of safe for every count >= 2: no thread fails at 2..5 threads by brute force
 // (`failing`), and the checker finds its certificate valid. The checker's answer.
 check::CheckResult ExpectSafeClaimHolds(const OrderedResult& r,
@@ -124,9 +133,7 @@ check::CheckResult ExpectSafeClaimHolds(const OrderedResult& r,
   EXPECT_FALSE(failing) << "safe for every count, but a thread fails at " << *failing
                         << " threads\n"
                         << text;
-  check::CheckResult c =
-      check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"), "d",
-                                 text, "r.drb", nullptr, 5000);
+  check::CheckResult c = CheckOrderedClaim(text, "r.drb", r.invariant, 5000);
   EXPECT_TRUE(c.valid) << c.failed << ": " << c.example << "\n" << text;
   return c;
 }
@@ -292,16 +299,30 @@ TEST(OrderedTest, AnIdOutsideTheThreadsSaysNothing) {
   EXPECT_FALSE(c.valid);
 }
 
+// A bundled model (models/NAME.drb) and what the invariants from 2 to 4 threads prove of it for
+// every count >= 2.
+struct BundledProof {
+  std::string path;
+  std::string text;
+  OrderedResult result;
+};
+BundledProof ProveBundledModel(const std::string& name) {
+  BundledProof out;
+  out.path = std::string(DRUBA_SOURCE_DIR) + "/models/" + name + ".drb";
+  out.text = ReadFile(out.path);
+  const Program program = ParseProgram(out.text, out.path);
+  out.result = ProveEveryOrderedCount(out.text, program, 2, 4, 10000, nullptr);
+  return out;
+}
+
 // Szymanski's mutual exclusion for every count rests on an existential fact (a thread back at
 // `close` from `hold` saw another's flag 4): the checker accepts the invariant druba found, and
 // rejects it without that fact.
 TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
   // Solver work, which the sanitizers do not see (their run has DRUBA_SWEEP below 1).
   if (testing::SweepFactor() < 1) GTEST_SKIP() << "solver work only";
-  const std::string path = std::string(DRUBA_SOURCE_DIR) + "/models/szymanski.drb";
-  const std::string text = ReadFile(path);
-  const Program program = ParseProgram(text, path);
-  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 4, 10000, nullptr);
+  const BundledProof proof = ProveBundledModel("szymanski");
+  const OrderedResult& r = proof.result;
   ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
   std::vector<std::string> without;
   for (const std::string& f : r.invariant) {
@@ -309,9 +330,8 @@ TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
   }
   ASSERT_LT(without.size(), r.invariant.size());
   for (const bool whole : {true, false}) {
-    const check::CheckResult c = check::CheckDrbCertificate(
-        ParseJson(OrderedCertificate("d", 2, whole ? r.invariant : without), "c.json"), "d", text,
-        path, nullptr, 10000);
+    const check::CheckResult c =
+        CheckOrderedClaim(proof.text, proof.path, whole ? r.invariant : without, 10000);
     EXPECT_EQ(c.valid, whole) << c.failed << ": " << c.example;
   }
 }
@@ -324,14 +344,10 @@ TEST(OrderedTest, SzymanskiNeedsItsExistentialFact) {
 TEST(OrderedTest, TheCheckerDecidesAReferenceCountsStepsAtTheThreadsTheyName) {
   // Solver work: under the sanitizers (DRUBA_SWEEP 0.125) it shows nothing more.
   if (testing::SweepFactor() < 0.5) GTEST_SKIP() << "solver work only";
-  const std::string path = std::string(DRUBA_SOURCE_DIR) + "/models/refcount.drb";
-  const std::string text = ReadFile(path);
-  const Program program = ParseProgram(text, path);
-  const OrderedResult r = ProveEveryOrderedCount(text, program, 2, 4, 10000, nullptr);
-  ASSERT_EQ(r.verdict, Verdict::kSafe) << r.reason;
+  const BundledProof proof = ProveBundledModel("refcount");
+  ASSERT_EQ(proof.result.verdict, Verdict::kSafe) << proof.result.reason;
   const check::CheckResult c =
-      check::CheckDrbCertificate(ParseJson(OrderedCertificate("d", 2, r.invariant), "c.json"), "d",
-                                 text, path, nullptr, 10000);
+      CheckOrderedClaim(proof.text, proof.path, proof.result.invariant, 10000);
   ASSERT_TRUE(c.valid) << c.failed << ": " << c.example;
   EXPECT_TRUE(c.passed.back().ends_with(", 0 quantified)")) << c.passed.back();
 }
