@@ -1,6 +1,7 @@
 #include "check/drb_every_count.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -192,6 +193,58 @@ std::string CountsText(std::uint32_t min_threads, bool ordered) {
   return fmt::format("every count >= {}{}", min_threads, ordered ? ", ids ordered" : "");
 }
 
+// What the closure's queries share (CheckEveryCount).
+struct ClosureQueries {
+  const Program& program;
+  Symbolic& sym;
+  const drb::AbstractionSpec& spec;
+  const std::vector<Abstract>& set;
+  const State& s;              // a state whose thread t's view is in the set
+  const z3::expr& t;           // the mover
+  const z3::expr& view;        // the viewer
+  const z3::expr& every_view;  // every thread's view in the set, and witnesses
+  GroundClosure& ground;
+  unsigned timeout_ms;
+  LimitWatch* limits;
+  const std::function<z3::check_result(const z3::expr&)>& decide;
+};
+
+// Whether a step of the template's statements from a state whose views are in the set fails or
+// leaves it: "" where none does, else which; counts the queries and those asked quantified.
+std::string Closure(const ClosureQueries& q, std::uint64_t& queries, std::uint64_t& quantified) {
+  z3::context& ctx = q.s.pc.ctx();
+  const std::vector<z3::expr> alpha = q.sym.Alpha(q.spec, q.s, q.view);
+  const auto& tt = q.program.templates[0];
+  for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
+    z3::expr_vector escapes(ctx);
+    for (const auto& o : q.sym.Execute(q.t, stmt, q.s)) {
+      escapes.push_back(o.guard &&
+                        (o.failed ? ctx.bool_val(true)
+                                  : !InSet(ctx, q.sym.Alpha(q.spec, o.post, q.view), q.set)));
+    }
+    for (const Abstract& a : q.set) {
+      z3::expr_vector here(ctx);
+      for (std::size_t i = 0; i < a.size(); ++i) here.push_back(alpha[i] == static_cast<int>(a[i]));
+      ++queries;
+      const z3::expr query = z3::mk_and(here) &&
+                             z3::select(q.s.pc, q.t) == static_cast<int>(stmt) &&
+                             z3::mk_or(escapes);
+      const bool excluded = q.ground.applies() ? q.ground.Excludes(stmt, q.timeout_ms, q.limits)
+                                               : q.decide(query) == z3::unsat;
+      if (excluded) continue;
+      ++queries;
+      ++quantified;
+      const auto result = q.decide(query && q.every_view);
+      if (result == z3::unsat) continue;
+      return fmt::format("{} under a thread executing {}: {}", Text(a),
+                         q.program.statements[stmt].label,
+                         result == z3::sat ? "a successor fails or leaves the set"
+                                           : "the solver could not decide it");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::AbstractionSpec& spec,
@@ -209,7 +262,7 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
   if (threads.size() > 1) solver.add(z3::distinct(threads));
   solver.add(sym.n() >= static_cast<int>(min_threads));
   std::optional<unsigned> timeout_set;
-  const auto decide = [&](const z3::expr& query) {
+  const std::function<z3::check_result(const z3::expr&)> decide = [&](const z3::expr& query) {
     return ordered ? DecideAlone(solver, query, timeout_ms, limits)
                    : DecideWithin(solver, query, timeout_ms, limits, timeout_set);
   };
@@ -231,38 +284,13 @@ CheckResult CheckEveryCount(CheckResult r, const Program& program, const drb::Ab
     solver.add(sym.InRange(t) && sym.WellFormed(s) && InSet(ctx, sym.Alpha(spec, s, t), set));
     const z3::expr every_view =
         sym.Forall(k, InSet(ctx, sym.Alpha(spec, s, k), set)) && sym.Witnessed(s, 2);
-    const std::vector<z3::expr> alpha = sym.Alpha(spec, s, view);
     GroundClosure ground(program, sym, spec, set, ordered, s, t, view, min_threads);
-    const auto& tt = program.templates[0];
     std::uint64_t queries = 0;
     std::uint64_t quantified = 0;  // of them, those asked with the invariant quantified
-    for (std::uint32_t stmt = tt.first; stmt < tt.first + tt.size; ++stmt) {
-      z3::expr_vector escapes(ctx);
-      for (const auto& o : sym.Execute(t, stmt, s)) {
-        escapes.push_back(o.guard && (o.failed ? ctx.bool_val(true)
-                                               : !InSet(ctx, sym.Alpha(spec, o.post, view), set)));
-      }
-      for (const Abstract& a : set) {
-        z3::expr_vector here(ctx);
-        for (std::size_t i = 0; i < a.size(); ++i)
-          here.push_back(alpha[i] == static_cast<int>(a[i]));
-        ++queries;
-        const z3::expr query =
-            z3::mk_and(here) && z3::select(s.pc, t) == static_cast<int>(stmt) && z3::mk_or(escapes);
-        const bool excluded = ground.applies() ? ground.Excludes(stmt, timeout_ms, limits)
-                                               : decide(query) == z3::unsat;
-        if (excluded) continue;
-        ++queries;
-        ++quantified;
-        const auto result = decide(query && every_view);
-        if (result == z3::unsat) continue;
-        return Invalid(std::move(r), "closure",
-                       fmt::format("{} under a thread executing {}: {}", Text(a),
-                                   program.statements[stmt].label,
-                                   result == z3::sat ? "a successor fails or leaves the set"
-                                                     : "the solver could not decide it"));
-      }
-    }
+    const std::string broken = Closure(
+        {program, sym, spec, set, s, t, view, every_view, ground, timeout_ms, limits, decide},
+        queries, quantified);
+    if (!broken.empty()) return Invalid(std::move(r), "closure", broken);
     r.passed.push_back(fmt::format("property and closure ({}, {} queries, {} quantified)", counts,
                                    queries, quantified));
   } catch (const Unsupported& u) {

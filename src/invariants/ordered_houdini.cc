@@ -246,36 +246,45 @@ bool Houdini::Prune(std::vector<Term> context, const SymState& s, std::optional<
       return true;
     }
     bool dropped = DropBroken(breaks, hyp);
-    // The model breaks a candidate that its evaluation could not name (a quantifier the model
-    // does not decide): halve the candidates until a model names one, or one is left.
-    std::vector<std::pair<std::size_t, Term>> group;
-    for (const auto& cb : breaks) {
-      if (alive_[cb.first]) group.push_back(cb);
-    }
-    while (!dropped && !group.empty()) {
-      const std::size_t half = (group.size() + 1) / 2;
-      std::vector<Term> first;
-      for (std::size_t i = 0; i < half; ++i) first.push_back(group[i].second);
-      const SatResult part = ask(s_.Or(first));
-      if (part == SatResult::kUnknown) return false;
-      if (part == SatResult::kUnsat) {
-        group.erase(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(half));
-        continue;
-      }
-      group.resize(half);
-      dropped = DropBroken(group, hyp);
-      if (!dropped && group.size() == 1) {
-        const std::size_t c = group[0].first;
-        if (c >= derived_) Capture(hyp, {c});
-        alive_[c] = false;
-        dropped = true;
-      }
+    if (!dropped) {
+      const std::optional<bool> halved = Halve(breaks, ask, hyp);
+      if (!halved) return false;
+      dropped = *halved;
     }
     if (!dropped) {
       undecided_ = "a model breaks the candidates, but none of them alone";
       return false;
     }
   }
+}
+
+std::optional<bool> Houdini::Halve(const std::vector<std::pair<std::size_t, Term>>& breaks,
+                                   const std::function<SatResult(Term)>& ask, Hypothesis* hyp) {
+  std::vector<std::pair<std::size_t, Term>> group;
+  for (const auto& cb : breaks) {
+    if (alive_[cb.first]) group.push_back(cb);
+  }
+  bool dropped = false;
+  while (!dropped && !group.empty()) {
+    const std::size_t half = (group.size() + 1) / 2;
+    std::vector<Term> first;
+    for (std::size_t i = 0; i < half; ++i) first.push_back(group[i].second);
+    const SatResult part = ask(s_.Or(first));
+    if (part == SatResult::kUnknown) return std::nullopt;
+    if (part == SatResult::kUnsat) {
+      group.erase(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(half));
+      continue;
+    }
+    group.resize(half);
+    dropped = DropBroken(group, hyp);
+    if (!dropped && group.size() == 1) {
+      const std::size_t c = group[0].first;
+      if (c >= derived_) Capture(hyp, {c});
+      alive_[c] = false;
+      dropped = true;
+    }
+  }
+  return dropped;
 }
 
 void Houdini::NameLevels() {

@@ -140,6 +140,12 @@ class Houdini {
 
   // Drops the candidates the solver's last model breaks; whether there were any.
   bool DropBroken(const std::vector<std::pair<std::size_t, Term>>& breaks, const Hypothesis* hyp);
+  // Where the last model breaks a candidate its evaluation could not name (a quantifier the model
+  // does not decide): halves the candidates still alive in `breaks`, asking `ask` of the first
+  // half, until a model names one, or one is left, which is dropped. Whether one was dropped;
+  // none when a query was undecided.
+  std::optional<bool> Halve(const std::vector<std::pair<std::size_t, Term>>& breaks,
+                            const std::function<SatResult(Term)>& ask, Hypothesis* hyp);
 
   // Keeps the state the step of `hyp` starts from in the solver's last model, where that model
   // has a known number of threads (a fixed count, or a ground query's).
