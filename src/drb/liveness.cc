@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "drb/ordered.h"
+
 namespace druba::drb {
 namespace {
 
@@ -65,6 +67,16 @@ std::vector<std::vector<bool>> LiveLocals(const Program& program) {
         }
       }
     }
+  }
+  return live;
+}
+
+std::vector<std::vector<bool>> LiveToAnyThread(const Program& program) {
+  std::vector<std::vector<bool>> live = LiveLocals(program);
+  std::vector<bool> others(program.locals.size(), false);
+  for (const Statement& s : program.statements) OthersLocals(s.body, others);
+  for (std::vector<bool>& at : live) {
+    for (std::size_t v = 0; v < at.size() && v < others.size(); ++v) at[v] = at[v] || others[v];
   }
   return live;
 }

@@ -14,5 +14,8 @@ namespace druba::drb {
 // copy of the local before writing it. Over-approximate: a read anywhere in a statement counts,
 // and only a write at the top of a statement's body (on every path) kills.
 std::vector<std::vector<bool>> LiveLocals(const Program& program);
+// The same, or read by another thread anywhere (`flag[j]`: Szymanski's flags are read by the
+// others' scans, OthersLocals): a candidate about a local dead here says nothing a proof needs.
+std::vector<std::vector<bool>> LiveToAnyThread(const Program& program);
 
 }  // namespace druba::drb

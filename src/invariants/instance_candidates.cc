@@ -13,158 +13,15 @@
 #include "explore/state_store.h"
 #include "interp/model.h"
 #include "invariants/code_candidates.h"
+#include "invariants/flag_candidates.h"
+#include "invariants/instance_observations.h"
 #include "invariants/pair_candidates.h"
 #include "invariants/rank_candidates.h"
+#include "invariants/state_candidates.h"
 #include "invariants/value_seen.h"
 #include "invariants/weight_candidates.h"
 
 namespace druba::predabs {
-namespace instance_detail {
-
-constexpr std::size_t kMaxOwnStates = 48;       // pairs of own states as candidates up to this many
-constexpr std::size_t kMaxRelative = 96;        // own states relative to another thread, at most
-constexpr std::uint64_t kMaxAtomValue = 8;      // `v[k] == c` atoms for c in 0 .. 7
-constexpr std::size_t kMaxArrayCandidates = 8;  // a larger shared array's elements get none
-
-}  // namespace instance_detail
-
-// What the finite instances reached, from each thread's view.
-struct CandidateReader::Observations {
-  using Seen = instance_detail::Seen;
-  static constexpr std::size_t kMaxOwnStates = instance_detail::kMaxOwnStates;
-  static constexpr std::uint64_t kMaxAtomValue = instance_detail::kMaxAtomValue;
-  explicit Observations(const Program& p)
-      : index(drb::ThreadNamers(p)),
-        live(drb::LiveLocals(p)),
-        pcs(p.statements.size() + 2),
-        pairs(pcs * pcs, false),
-        reached(pcs, false),
-        shared(pcs * p.shared.size()),
-        locals(pcs * p.locals.size()),
-        orders(pcs * pcs * p.locals.size(), 0) {
-    relative_off = std::find(index.locals.begin(), index.locals.end(), true) == index.locals.end();
-  }
-  drb::IdVariables index;               // the variables that name threads (drb::ThreadNamers)
-  std::vector<std::vector<bool>> live;  // [pc][local]: may be read again (drb/liveness.h)
-  std::size_t pcs;
-  std::vector<bool> pairs;    // [a * pcs + b]: threads i < j with pc[i] = a and pc[j] = b
-  std::vector<bool> reached;  // [a]: some thread at a
-  std::vector<Seen> shared;
-  std::vector<Seen> locals;
-  // A thread's own state (its location and the values of its variables) by number, and the pairs
-  // of them that threads i < j were seen in.
-  std::map<std::vector<Int>, std::uint32_t> own;
-  std::set<std::pair<std::uint32_t, std::uint32_t>> own_pairs;
-  // [(a * pcs + b) * locals + v]: how v of threads i < j at a and b compared (1: below, 2: equal,
-  // 4: above).
-  std::vector<std::uint8_t> orders;
-  // Atoms over one thread (`pc[k] == a`: a; `v[k] == c`: pcs + v * kMaxAtomValue + c), and for
-  // each own state the atoms some other thread satisfied whenever a thread was in it.
-  std::map<std::uint32_t, std::set<std::uint64_t>> others;
-  // A thread's own state relative to another thread: its location and, for each local that names
-  // threads (drb::ThreadNamers), how it compares with the thread's own id and the other's (0:
-  // below, 1: equal, 2: above; own * 3 + other), or kDead where the location never reads it again.
-  // The pairs of them threads i < j were seen in, and which were seen as i's and as j's.
-  std::map<std::vector<std::int64_t>, std::uint32_t> relative;
-  std::set<std::pair<std::uint32_t, std::uint32_t>> relative_pairs;
-  std::set<std::uint32_t> relative_lower, relative_upper;
-  bool relative_off = false;  // no local names threads, or too many such own states
-
-  static constexpr std::int64_t kDead = 9;
-  void RelativeKey(const IntModel& m, StateView s, std::uint32_t who, std::uint32_t other,
-                   std::vector<std::int64_t>& key) const {
-    const Program& p = m.program();
-    const auto order = [](const Int& v, std::uint32_t id) -> std::int64_t {
-      return v < id ? 0 : v == id ? 1 : 2;
-    };
-    key.assign(1, static_cast<std::int64_t>(s[m.PcSlot(who)]));
-    for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
-      if (!index.locals[v] || p.locals[v].name.find('[') != std::string::npos) continue;
-      if (!live[key[0]][v]) {
-        key.push_back(kDead);  // its value is never read again
-        continue;
-      }
-      const Int value = m.values().Decode(s[m.LocalSlot(who, v)]);
-      key.push_back(order(value, who) * 3 + order(value, other));
-    }
-  }
-
-  void RecordRelative(const IntModel& m, StateView s) {
-    std::vector<std::int64_t> a, b;
-    const auto number = [&](const std::vector<std::int64_t>& key) {
-      const auto next = static_cast<std::uint32_t>(relative.size());
-      return relative.emplace(key, next).first->second;
-    };
-    for (std::uint32_t i = 0; i < m.num_threads() && !relative_off; ++i) {
-      for (std::uint32_t j = i + 1; j < m.num_threads() && !relative_off; ++j) {
-        RelativeKey(m, s, i, j, a);
-        RelativeKey(m, s, j, i, b);
-        const std::uint32_t ia = number(a);
-        const std::uint32_t ib = number(b);
-        relative_pairs.emplace(ia, ib);
-        relative_lower.insert(ia);
-        relative_upper.insert(ib);
-        relative_off = relative.size() > instance_detail::kMaxRelative;
-      }
-    }
-  }
-
-  void Record(const IntModel& m, StateView s) {
-    const Program& p = m.program();
-    const ValueTable& values = m.values();
-    if (!relative_off) RecordRelative(m, s);
-    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
-      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
-        const std::size_t at = (s[m.PcSlot(i)] * pcs + s[m.PcSlot(j)]) * p.locals.size();
-        for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
-          const Int a = values.Decode(s[m.LocalSlot(i, v)]);
-          const Int b = values.Decode(s[m.LocalSlot(j, v)]);
-          orders[at + v] |= static_cast<std::uint8_t>(a < b ? 1 : a == b ? 2 : 4);
-        }
-      }
-    }
-    std::vector<std::uint32_t> ids;
-    std::vector<std::vector<std::uint64_t>> atoms;
-    for (std::uint32_t i = 0; i < m.num_threads() && own.size() <= kMaxOwnStates; ++i) {
-      std::vector<Int> key{Int(s[m.PcSlot(i)])};
-      atoms.push_back({s[m.PcSlot(i)]});
-      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
-        key.push_back(values.Decode(s[m.LocalSlot(i, v)]));
-        if (key.back() >= 0 && key.back() < kMaxAtomValue) {
-          atoms.back().push_back(pcs + v * kMaxAtomValue + static_cast<std::uint64_t>(key.back()));
-        }
-      }
-      ids.push_back(
-          own.emplace(std::move(key), static_cast<std::uint32_t>(own.size())).first->second);
-      for (std::uint32_t j = 0; j < i; ++j) own_pairs.emplace(ids[j], ids[i]);
-    }
-    if (ids.size() == m.num_threads()) {
-      for (std::uint32_t i = 0; i < ids.size(); ++i) {
-        std::set<std::uint64_t> seen;
-        for (std::uint32_t k = 0; k < ids.size(); ++k) {
-          if (k != i) seen.insert(atoms[k].begin(), atoms[k].end());
-        }
-        const auto [it, fresh] = others.emplace(ids[i], seen);
-        if (fresh) continue;
-        std::erase_if(it->second, [&](std::uint64_t a) { return !seen.contains(a); });
-      }
-    }
-    for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
-      const Word a = s[m.PcSlot(i)];
-      reached[a] = true;
-      for (std::uint32_t j = i + 1; j < m.num_threads(); ++j) {
-        pairs[a * pcs + s[m.PcSlot(j)]] = true;
-      }
-      for (std::size_t v = 0; v < p.shared.size(); ++v) {
-        shared[a * p.shared.size() + v].Add(values.Decode(s[v]), i, m.num_threads());
-      }
-      for (std::uint32_t v = 0; v < p.locals.size(); ++v) {
-        locals[a * p.locals.size() + v].Add(values.Decode(s[m.LocalSlot(i, v)]), i,
-                                            m.num_threads());
-      }
-    }
-  }
-};
 
 // A location by its label, or none when it has no name a predicate can use.
 std::optional<std::string> LabelOf(const Program& p, std::uint32_t pc) {
@@ -205,86 +62,17 @@ Places PlacesOf(const Program& p) {
 namespace {
 
 using Observations = CandidateReader::Observations;
+using instance_detail::Existence;
 using instance_detail::kMaxArrayCandidates;
 using instance_detail::kMaxAtomValue;
 using instance_detail::kMaxOwnStates;
 using instance_detail::kMaxValues;
+using instance_detail::NotIn;
+using instance_detail::OwnPairs;
+using instance_detail::OwnStateValues;
+using instance_detail::ProjectOwnStates;
 using instance_detail::Seen;
-
-// The candidates that `seen` keeps about variable `name` where `head` (`pc[self] != a || `) is
-// false.
-void VariableCandidates(const std::string& head, const std::string& name, const Variable& var,
-                        bool id, const Seen& seen, const std::string& count,
-                        std::vector<std::string>& out) {
-  if (!seen.lo && !seen.unbounded) return;  // no thread there
-  if (var.type == Type::kBool) {
-    if (seen.values.size() == 1)
-      out.push_back(head + (*seen.values.begin() != 0 ? "" : "!") + name);
-    return;
-  }
-  // An id's values at a few counts say nothing of larger ones, unless none names a thread.
-  const bool grows = seen.Grows();
-  if (!seen.many && !grows && (!id || (seen.hi && *seen.hi < 0))) {
-    std::string any;
-    for (const std::int64_t v : seen.values) {
-      any += fmt::format("{}{} == {}", any.empty() ? "" : " || ", name, v);
-    }
-    out.push_back(head + any);
-  }
-  if ((seen.many || grows) && !seen.unbounded) {  // bounds, where the values are not listed
-    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
-    if (!id && !grows) out.push_back(fmt::format("{}{} <= {}", head, name, *seen.hi));
-  }
-  if (id && !seen.many && !grows && !seen.unbounded &&
-      seen.lo) {  // with many values, bounded above
-    out.push_back(fmt::format("{}{} >= {}", head, name, *seen.lo));
-  }
-  if (!id && !seen.id_like) return;  // the order against the viewer's id matters for ids
-  if (seen.below_count) out.push_back(head + name + " < " + count);
-  if (seen.from_count) out.push_back(head + name + " >= " + count);
-  if (seen.below_last) out.push_back(head + name + " < " + count + " - 1");
-  if (seen.from_last && !seen.from_count) out.push_back(head + name + " >= " + count + " - 1");
-  if (!seen.above && !seen.equal) out.push_back(head + name + " < self");
-  if (!seen.below && !seen.equal) out.push_back(head + name + " > self");
-  if (!seen.above) out.push_back(head + name + " <= self");
-  if (!seen.below) out.push_back(head + name + " >= self");
-  if (!seen.equal) out.push_back(head + name + " != self");
-}
-
-// `pc[self] != a || v[self] != 1 || ...`: thread `who` is not in own state `key`.
-std::optional<std::string> NotIn(const Program& p, const Places& places,
-                                 const std::vector<Int>& key, const std::string& who) {
-  const auto at = std::find(places.named.begin(), places.named.end(), key[0]);
-  if (at == places.named.end()) return std::nullopt;
-  std::string out = fmt::format("pc[{}] != {}", who, places.labels[at - places.named.begin()]);
-  for (std::size_t v = 0; v < p.locals.size(); ++v) {
-    if (p.locals[v].name.find('[') != std::string::npos) continue;
-    out += p.locals[v].type == Type::kBool
-               ? fmt::format(" || {}{}[{}]", key[v + 1] != 0 ? "!" : "", p.locals[v].name, who)
-               : fmt::format(" || {}[{}] != {}", p.locals[v].name, who, key[v + 1].str());
-  }
-  return out;
-}
-
-// Pairs of own states that threads i < j were never seen in, where their locations were.
-void OwnPairs(const Program& p, const Observations& o, const Places& places,
-              std::vector<std::string>& out) {
-  if (o.own.size() > kMaxOwnStates) return;
-  for (const auto& [a, ia] : o.own) {
-    const std::optional<std::string> lower = NotIn(p, places, a, "self");
-    if (!lower) continue;
-    for (const auto& [b, ib] : o.own) {
-      if (o.own_pairs.contains({ia, ib})) continue;
-      if (!o.pairs[static_cast<std::size_t>(a[0]) * o.pcs + static_cast<std::size_t>(b[0])]) {
-        continue;  // the locations alone say it
-      }
-      if (const std::optional<std::string> upper = NotIn(p, places, b, places.j)) {
-        out.push_back(
-            fmt::format("forall {0}: {0} <= self || {1} || {2}", places.j, *lower, *upper));
-      }
-    }
-  }
-}
+using instance_detail::VariableCandidates;
 
 // Thread `who` is not in relative own state `key` (Observations::relative) against thread `other`.
 std::optional<std::string> NotInRelative(const Program& p, const Observations& o,
@@ -330,37 +118,6 @@ void RelativePairs(const Program& p, const Observations& o, const Places& places
   }
 }
 
-// `(forall k: <k not in own state a>) || exists m: <atom of m>`: whenever a thread is in own
-// state a, some thread (another: a thread in a does not satisfy the atom) satisfies the atom. It
-// names no `self`, so that the solver meets it as an existential fact of the state.
-void Existence(const Program& p, const Observations& o, const Places& places,
-               std::vector<std::string>& out) {
-  if (o.own.size() > kMaxOwnStates) return;
-  for (const auto& [a, ia] : o.own) {
-    const std::optional<std::string> not_in = NotIn(p, places, a, places.k);
-    const auto found = o.others.find(ia);
-    if (!not_in || found == o.others.end()) continue;
-    for (const std::uint64_t atom : found->second) {
-      std::string text;
-      if (atom < o.pcs) {
-        const auto at = std::find(places.named.begin(), places.named.end(), atom);
-        if (at == places.named.end() || a[0] == atom) continue;
-        text = fmt::format("pc[{}] == {}", places.m, places.labels[at - places.named.begin()]);
-      } else {
-        const std::uint64_t v = (atom - o.pcs) / kMaxAtomValue;
-        const Variable& var = p.locals[v];
-        const std::uint64_t c = (atom - o.pcs) % kMaxAtomValue;
-        if (var.name.find('[') != std::string::npos || a[v + 1] == c) continue;
-        text = var.type == Type::kBool
-                   ? fmt::format("{}{}[{}]", c != 0 ? "" : "!", var.name, places.m)
-                   : fmt::format("{}[{}] == {}", var.name, places.m, c);
-      }
-      out.push_back(
-          fmt::format("(forall {}: {}) || exists {}: {}", places.k, *not_in, places.m, text));
-    }
-  }
-}
-
 // `forall j: j <= self || pc[self] != a || pc[j] != b || v[self] < v[j]`: how a per-thread
 // variable with many values (a ticket) of threads i < j at locations a and b compares, where
 // the own states are too many to be listed in pairs.
@@ -375,7 +132,7 @@ void PairOrders(const Program& p, const Observations& o, const Places& places,
         const Variable& var = p.locals[v];
         const std::uint8_t seen = o.orders[(a * o.pcs + b) * locals + v];
         if (var.type == Type::kBool || var.name.find('[') != std::string::npos || seen == 0 ||
-            seen == 7 ||
+            seen == 7 || (o.live_keys && (!o.own_live[a][v] || !o.own_live[b][v])) ||
             (!o.locals[a * locals + v].many && !o.locals[b * locals + v].many &&
              o.own.size() <= kMaxOwnStates)) {
           continue;
@@ -440,14 +197,9 @@ Observations FromPredecessors(const Program& p, const Observations& o, std::vect
   return ext;
 }
 
-std::vector<std::string> CandidatesOf(const Program& p, const Observations& observed) {
-  std::vector<std::string> out;
-  const Places places = PlacesOf(p);
-  std::vector<bool> derived;
-  const Observations o = FromPredecessors(p, observed, derived);
-  GuardCandidates(p, places.named, places.labels, out);
-  // The elements of a large shared array (a stack's 400 cells) get no candidates of their own:
-  // one per element and location would be more than Houdini could check.
+// [shared variable]: an element of a large shared array (a stack's 400 cells), which gets no
+// candidates of its own: one per element and location would be more than Houdini could check.
+std::vector<bool> LargeArrays(const Program& p) {
   std::map<std::string, std::size_t> elements;
   for (const Variable& v : p.shared) {
     if (v.name.find('[') != std::string::npos) ++elements[v.name.substr(0, v.name.find('['))];
@@ -458,31 +210,67 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& obse
     large[v] = name.find('[') != std::string::npos &&
                elements[name.substr(0, name.find('['))] > kMaxArrayCandidates;
   }
-  const drb::IdVariables& ids = o.index;
+  return large;
+}
+
+// What CandidatesOf reads a group of locations' candidates from.
+struct GroupInput {
+  const Program& p;
+  const Observations& o;
+  const std::vector<bool>& derived;  // [pc]: reached only in FromPredecessors
+  const std::vector<bool>& large;    // LargeArrays
+  const std::string& count;          // `count(j: true)`
+};
+
+// Per group of locations `pcs` (the candidates' `head` says where a thread is not): no thread
+// there, or what the variables took there.
+void GroupCandidates(const GroupInput& in, const std::vector<std::uint32_t>& pcs,
+                     const std::string& head, std::vector<std::string>& out) {
+  const Program& p = in.p;
+  const Observations& o = in.o;
+  const std::vector<bool>& derived = in.derived;
+  const std::vector<bool>& large = in.large;
+  const std::string& count = in.count;
+  bool reached = false;
+  for (const std::uint32_t a : pcs) reached = reached || o.reached[a];
+  bool only_derived = !pcs.empty();
+  for (const std::uint32_t a : pcs) only_derived = only_derived && derived[a];
+  if (!reached || only_derived) {  // no thread ever there
+    if (!pcs.empty()) out.push_back(head.substr(0, head.size() - 4));
+    if (!reached) return;
+  }
+  for (std::size_t v = 0; v < p.shared.size(); ++v) {
+    if (large[v]) continue;
+    Seen seen;
+    for (const std::uint32_t a : pcs) seen.Merge(o.shared[a * p.shared.size() + v]);
+    VariableCandidates(head, p.shared[v].name, p.shared[v], o.index.shared[v], seen, count, out);
+  }
+  for (std::size_t v = 0; v < p.locals.size(); ++v) {
+    if (p.locals[v].name.find('[') != std::string::npos) continue;  // a fixed-size array's
+    // The second stage leaves out what a value no thread reads again showed: the first
+    // stage keeps it, a ghost of what the thread did (a filter lock's `lv` at `crit`, past
+    // every level, which its proof needs).
+    if (o.live_keys &&
+        std::none_of(pcs.begin(), pcs.end(), [&](std::uint32_t a) { return o.own_live[a][v]; })) {
+      continue;
+    }
+    Seen seen;
+    for (const std::uint32_t a : pcs) seen.Merge(o.locals[a * p.locals.size() + v]);
+    VariableCandidates(head, p.locals[v].name + "[self]", p.locals[v], o.index.locals[v], seen,
+                       count, out);
+  }
+}
+
+std::vector<std::string> CandidatesOf(const Program& p, const Observations& observed) {
+  std::vector<std::string> out;
+  const Places places = PlacesOf(p);
+  std::vector<bool> derived;
+  const Observations o = FromPredecessors(p, observed, derived);
+  GuardCandidates(p, places.named, places.labels, out);
+  const std::vector<bool> large = LargeArrays(p);
   const std::string count = fmt::format("count({}: true)", places.j);
-  // Per group of locations: the candidates' head, and what the variables took there.
   const auto group = [&](const std::vector<std::uint32_t>& pcs, const std::string& head) {
-    bool reached = false;
-    for (const std::uint32_t a : pcs) reached = reached || o.reached[a];
-    bool only_derived = !pcs.empty();
-    for (const std::uint32_t a : pcs) only_derived = only_derived && derived[a];
-    if (!reached || only_derived) {  // no thread ever there
-      if (!pcs.empty()) out.push_back(head.substr(0, head.size() - 4));
-      if (!reached) return;
-    }
-    for (std::size_t v = 0; v < p.shared.size(); ++v) {
-      if (large[v]) continue;
-      Seen seen;
-      for (const std::uint32_t a : pcs) seen.Merge(o.shared[a * p.shared.size() + v]);
-      VariableCandidates(head, p.shared[v].name, p.shared[v], ids.shared[v], seen, count, out);
-    }
-    for (std::size_t v = 0; v < p.locals.size(); ++v) {
-      if (p.locals[v].name.find('[') != std::string::npos) continue;  // a fixed-size array's
-      Seen seen;
-      for (const std::uint32_t a : pcs) seen.Merge(o.locals[a * p.locals.size() + v]);
-      VariableCandidates(head, p.locals[v].name + "[self]", p.locals[v], ids.locals[v], seen, count,
-                         out);
-    }
+    GroupCandidates({p, o, derived, large, count}, pcs, head, out);
   };
   for (std::size_t x = 0; x < places.named.size(); ++x) {
     const std::uint32_t a = places.named[x];
@@ -497,13 +285,17 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& obse
     }
   }
   group(places.unnamed, places.none_named);
+  // The second stage's own states (Observations::live_keys) with the locals of many values left
+  // out: a pair or value seen at a few of them says nothing of the others.
+  const Observations own = o.live_keys ? ProjectOwnStates(p, o, /*always=*/true) : o;
+  if (o.live_keys) OwnStateValues(p, own, places, large, count, out);
   if (o.relative_off) {
-    OwnPairs(p, o, places, out);
+    OwnPairs(p, own, places, out);
   } else {
     RelativePairs(p, o, places, out);
   }
-  PairOrders(p, o, places, out);
-  Existence(p, o, places, out);
+  PairOrders(p, own, places, out);
+  Existence(p, own, places, out);
   return out;
 }
 
@@ -528,20 +320,39 @@ CandidateReader::CandidateReader(const Program& program)
 CandidateReader::~CandidateReader() = default;
 
 const CubeBlocker& CandidateReader::Blocker() {
+  if (blocked_) return blocker_;
+  blocked_ = true;
   for (const std::unique_ptr<Explored>& e : explored_) {
     for (std::uint32_t id = 0; id < e->store.size(); ++id)
       blocker_.Record(e->model, e->store.Get(id));
   }
-  explored_.clear();
   return blocker_;
 }
 
+std::vector<std::string> CandidateReader::OwnStateCandidates() const {
+  Observations live(program_, /*by_live=*/true);
+  FlagOrderReader flags(program_, *seen_);
+  for (const std::unique_ptr<Explored>& e : explored_) {
+    for (std::uint32_t id = 0; id < e->store.size(); ++id) {
+      live.Record(e->model, e->store.Get(id));
+      flags.Record(e->model, e->store.Get(id));
+    }
+  }
+  std::vector<std::string> out = Candidates(live);
+  flags.Candidates(PlacesOf(program_), out);
+  return out;
+}
+
 std::vector<std::string> CandidateReader::Candidates() const {
-  std::vector<std::string> out = CandidatesOf(program_, *seen_);
-  relations_->Candidates(PlacesOf(program_), out);
+  return Candidates(*seen_);
+}
+
+std::vector<std::string> CandidateReader::Candidates(const Observations& seen) const {
+  std::vector<std::string> out = CandidatesOf(program_, seen);
+  relations_->Candidates(PlacesOf(program_), out, seen.live_keys);
   ranks_->Candidates(out);
   entries_->Candidates(PlacesOf(program_), out);
-  differences_->Candidates(PlacesOf(program_), out);
+  differences_->Candidates(PlacesOf(program_), out, seen.live_keys);
 
   return out;
 }

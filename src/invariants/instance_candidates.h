@@ -27,6 +27,7 @@ struct OrderedFigures {
   std::uint64_t given = 0;            // of them, from the abstraction block
   std::uint64_t blocking = 0;         // of them, blocking counterexamples to induction
   std::uint64_t blocking_rounds = 0;  // Houdini runs again with new blocking candidates
+  std::uint64_t own_states = 0;       // of them, the second stage's (OwnStateCandidates)
   std::uint64_t dropped = 0;          // by the symbolic checks
   std::uint64_t queries = 0;
   std::string undecided;  // the solver's reason, when a query was undecided
@@ -50,10 +51,20 @@ Places PlacesOf(const Program& p);
 // `OP` such that `a OP b` holds exactly for the orders seen between a and b (bits: 1 below, 2
 // equal, 4 above); "" for none or all.
 inline constexpr const char* kOrderOps[8] = {"", "<", "==", "<=", ">", "!=", ">=", ""};
+// How a compares with b, in those bits; whether orders seen leave one out (kOrderOps says it).
+inline std::uint8_t Order(const Int& a, const Int& b) {
+  return a < b ? 1 : a == b ? 2 : 4;
+}
+inline bool Informative(std::uint8_t seen) {
+  return seen != 0 && seen != 7;
+}
 
 // States explored per finite instance at most.
 inline constexpr std::uint64_t kOrderedInstanceStates = 400'000;
 
+namespace instance_detail {
+struct Observations;  // instance_observations.h
+}  // namespace instance_detail
 class RelationReader;    // pair_candidates.h
 class RankReader;        // rank_candidates.h
 class EntryReader;       // rank_candidates.h
@@ -83,15 +94,23 @@ class CandidateReader {
   std::vector<std::string> WeightedCandidates() const;
   // Some rank candidate (rank_candidates.h) is among them.
   bool CountsByRank() const;
+  // A second stage, for when Candidates() do not exclude a failure: the same, but with own states
+  // of the locals that may be read again, those of many values left out (a backoff delay), and
+  // which values a shared variable keeps while a thread is in one (`pc[self] != test ||
+  // got[self] != 0 || lock == 1`; state_candidates.h). Read off the explored states again; not
+  // the first stage because where that suffices, the own states it brings in only cost queries
+  // (02_inc_cas's 291 candidates would become 875).
+  std::vector<std::string> OwnStateCandidates() const;
 
   // What the explored states showed to every pair of threads, for candidates that block
   // counterexamples to induction: recorded at the first call (most runs never need it), from the
-  // explored states kept until then.
+  // explored states, which are kept.
   const CubeBlocker& Blocker();
 
-  struct Observations;  // what the explored states showed (instance_candidates.cc)
+  using Observations = instance_detail::Observations;  // what the explored states showed
 
  private:
+  std::vector<std::string> Candidates(const Observations& seen) const;
   const Program& program_;
   std::unique_ptr<Observations> seen_;
   std::unique_ptr<RelationReader> relations_;      // per-pair arrays; numbers against counters
@@ -100,7 +119,8 @@ class CandidateReader {
   std::unique_ptr<DifferenceReader> differences_;  // own numbers a constant apart
   std::unique_ptr<WeightReader> weights_;          // counters as weighted counts of threads
   CubeBlocker blocker_;
-  struct Explored;  // an instance's model and states, kept for Blocker()
+  bool blocked_ = false;  // blocker_ has recorded the explored states
+  struct Explored;        // an instance's model and states, for Blocker() and OwnStateCandidates()
   std::vector<std::unique_ptr<Explored>> explored_;
 };
 

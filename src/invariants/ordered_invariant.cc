@@ -169,15 +169,62 @@ std::optional<bool> Strengthen(const Work& w, CandidateReader& reader,
   }
 }
 
-}  // namespace
+// Houdini over the instances' candidates (Strengthen): without the weighted counts where they
+// leave a query undecided, and while a failure is not excluded, again with the second stage's
+// candidates of own states (CandidateReader::OwnStateCandidates) in place of the first ones.
+// `candidates` and `alive` are those of the last run.
+std::optional<bool> Stages(Work w, const std::vector<std::string>& given, CandidateReader& reader,
+                           std::vector<std::string>& candidates, std::vector<bool>& alive,
+                           std::string& failure, std::string& reason, OrderedFigures& f) {
+  candidates = reader.Candidates();
+  const std::vector<std::string> weighted = reader.WeightedCandidates();
+  const std::pair<std::size_t, std::size_t> fragile{candidates.size(),
+                                                    candidates.size() + weighted.size()};
+  candidates.insert(candidates.end(), weighted.begin(), weighted.end());
+  candidates.insert(candidates.end(), given.begin(), given.end());
+  f.given = given.size();
+  w.fragile = fragile;
+  std::vector<std::string> start = candidates;
+  std::optional<bool> decided = Strengthen(w, reader, candidates, alive, failure, reason, f);
+  const auto again = [&] {
+    candidates = start;
+    f.blocking = f.blocking_rounds = 0;
+    f.undecided.clear();
+    decided = Strengthen(w, reader, candidates, alive, failure, reason, f);
+  };
+  const auto stopped = [&] { return w.limits != nullptr && w.limits->Check(); };
+  if (decided && !*decided && !weighted.empty() && !stopped()) {
+    // Undecided with weighted counts: from the start without them (the candidates that blocked
+    // counterexamples to induction made with them are left behind too).
+    start.erase(start.begin() + static_cast<std::ptrdiff_t>(fragile.first),
+                start.begin() + static_cast<std::ptrdiff_t>(fragile.second));
+    w.fragile = {0, 0};
+    again();
+  }
+  if (decided && *decided && !failure.empty() && !stopped()) {
+    // A failure not excluded: again with the candidates of live own states in place of the
+    // first ones (the weighted and given ones stay).
+    const auto base = static_cast<std::ptrdiff_t>(fragile.first);
+    std::vector<std::string> second = reader.OwnStateCandidates();
+    const std::set<std::string> before(start.begin(), start.begin() + base);
+    f.own_states = static_cast<std::size_t>(std::count_if(
+        second.begin(), second.end(), [&](const std::string& c) { return !before.contains(c); }));
+    if (f.own_states > 0) {
+      const std::size_t weights = w.fragile.second - w.fragile.first;
+      start.erase(start.begin(), start.begin() + base);
+      start.insert(start.begin(), second.begin(), second.end());
+      if (weights > 0) w.fragile = {second.size(), second.size() + weights};
+      again();
+    }
+  }
+  return decided;
+}
 
-OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
-                                     std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
-                                     LimitWatch* limits, const std::vector<std::string>& given) {
-  const Stopwatch clock;
-  OrderedResult out;
+// Explores the instances from `first` threads on (kOrderedInstances of them, one more where rank
+// candidates are read) into `reader`; true (with `out`'s verdict a violation) when a thread fails.
+bool ExploreInstances(CandidateReader& reader, std::uint32_t first, std::uint32_t last,
+                      LimitWatch* limits, OrderedResult& out) {
   OrderedFigures& f = out.figures;
-  CandidateReader reader(program);
   // After an instance the budget stopped (values that grow without bound), the larger ones are
   // explored too, with an eighth of it: what only three or four threads show (another thread's
   // entry set while one scans) is what keeps candidates true of two threads alone out.
@@ -195,37 +242,37 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
       out.verdict = Verdict::kViolation;
       out.violation_at = n;
       out.reason = fmt::format("a thread fails at {} threads", n);
-      f.seconds = clock.Seconds();
-      return out;
+      return true;
     }
     if (!f.instances.back().complete) budget = kOrderedInstanceStates / 8;
+  }
+  return false;
+}
+
+}  // namespace
+
+OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& program,
+                                     std::uint32_t first, std::uint32_t last, unsigned timeout_ms,
+                                     LimitWatch* limits, const std::vector<std::string>& given) {
+  const Stopwatch clock;
+  OrderedResult out;
+  OrderedFigures& f = out.figures;
+  CandidateReader reader(program);
+  if (ExploreInstances(reader, first, last, limits, out)) {
+    f.seconds = clock.Seconds();
+    return out;
   }
   if (limits != nullptr && limits->Check()) {  // what is left would not be decided
     out.reason = "the search of the finite instances was stopped (" + *limits->Check() + ")";
     f.seconds = clock.Seconds();
     return out;
   }
-  std::vector<std::string> candidates = reader.Candidates();
-  const std::vector<std::string> weighted = reader.WeightedCandidates();
-  const std::pair<std::size_t, std::size_t> fragile{candidates.size(),
-                                                    candidates.size() + weighted.size()};
-  candidates.insert(candidates.end(), weighted.begin(), weighted.end());
-  candidates.insert(candidates.end(), given.begin(), given.end());
-  f.given = given.size();
+  std::vector<std::string> candidates;
   std::vector<bool> alive;
   std::string failure;
-  std::optional<bool> decided = Strengthen({source, program, first, timeout_ms, limits, fragile},
-                                           reader, candidates, alive, failure, out.reason, f);
-  if (decided && !*decided && !weighted.empty() && (limits == nullptr || !limits->Check())) {
-    // Undecided with weighted counts: from the start without them (the candidates that blocked
-    // counterexamples to induction made with them are left behind too).
-    candidates.resize(fragile.first);
-    candidates.insert(candidates.end(), given.begin(), given.end());
-    f.blocking = f.blocking_rounds = 0;
-    f.undecided.clear();
-    decided = Strengthen({source, program, first, timeout_ms, limits, {0, 0}}, reader, candidates,
-                         alive, failure, out.reason, f);
-  }
+  const std::optional<bool> decided =
+      Stages({source, program, first, timeout_ms, limits, {0, 0}}, given, reader, candidates, alive,
+             failure, out.reason, f);
   if (!decided) return out;  // the candidates do not parse
   f.candidates = candidates.size();
   for (std::size_t c = 0; c < candidates.size(); ++c) {

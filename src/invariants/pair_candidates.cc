@@ -12,14 +12,6 @@ namespace {
 
 constexpr std::size_t kMaxListed = 4;
 
-bool Informative(std::uint8_t seen) {
-  return seen != 0 && seen != 7;
-}
-
-std::uint8_t Order(const Int& a, const Int& b) {
-  return a < b ? 1 : a == b ? 2 : 4;
-}
-
 // `name == c || ...` over the values, `name` / `!name` for a Boolean's one value; none when the
 // values are not few.
 std::string ValuesText(const std::string& name, bool boolean,
@@ -53,7 +45,10 @@ void RelationReader::Values::Add(const Int& v) {
 }
 
 RelationReader::RelationReader(const Program& program)
-    : program_(program), pcs_(program.statements.size() + 2), live_(drb::LiveLocals(program)) {
+    : program_(program),
+      pcs_(program.statements.size() + 2),
+      live_(drb::LiveLocals(program)),
+      any_live_(drb::LiveToAnyThread(program)) {
   const drb::IdVariables namers = drb::ThreadNamers(program);
   const drb::IdVariables ids = drb::IdHolders(program);
   for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
@@ -132,11 +127,12 @@ void RelationReader::RecordPair(const IntModel& m, StateView s, std::uint32_t i,
   }
 }
 
-void RelationReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+void RelationReader::Candidates(const Places& places, std::vector<std::string>& out,
+                                bool live) const {
   PairCandidates(places, out);
   ScanCandidates(places, out);
   OrderCandidates(places, out);
-  SharedCandidates(places, out);
+  SharedCandidates(places, out, live);
 }
 
 // `forall j: j == self || pc[self] != a || ok[self][j]`, and with j's location where self's alone
@@ -235,7 +231,8 @@ void RelationReader::OrderCandidates(const Places& places, std::vector<std::stri
 }
 
 // `ts[self] <= clock`, and where a location says more, `pc[self] != a || ts[self] < clock`.
-void RelationReader::SharedCandidates(const Places& places, std::vector<std::string>& out) const {
+void RelationReader::SharedCandidates(const Places& places, std::vector<std::string>& out,
+                                      bool live) const {
   for (std::size_t w = 0; w < numbers_.size(); ++w) {
     const std::string& name = program_.locals[numbers_[w]].name;
     for (std::size_t x = 0; x < counters_.size(); ++x) {
@@ -246,7 +243,10 @@ void RelationReader::SharedCandidates(const Places& places, std::vector<std::str
       }
       for (std::size_t k = 0; k < places.named.size(); ++k) {
         const std::uint8_t here = against_[Against(places.named[k], w, x)];
-        if (!Informative(here) || here == anywhere) continue;
+        if (!Informative(here) || here == anywhere ||
+            (live && !any_live_[places.named[k]][numbers_[w]])) {
+          continue;
+        }
         out.push_back(fmt::format("pc[self] != {} || {}[self] {} {}", places.labels[k], name,
                                   kOrderOps[here], counter));
       }

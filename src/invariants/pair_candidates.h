@@ -25,8 +25,9 @@ class RelationReader {
   explicit RelationReader(const Program& program);
   // What state `s` of `model` shows.
   void Record(const IntModel& model, StateView s);
-  // The candidates nothing recorded contradicts, in `.drb` text.
-  void Candidates(const Places& places, std::vector<std::string>& out) const;
+  // The candidates nothing recorded contradicts, in `.drb` text; `live`: none about a number
+  // where no thread reads it again (drb::LiveToAnyThread; the second stage's).
+  void Candidates(const Places& places, std::vector<std::string>& out, bool live = false) const;
 
   // The values an entry took (at most 4 listed; `many` past that, or past int64).
   struct Values {
@@ -40,7 +41,7 @@ class RelationReader {
   void PairCandidates(const Places& places, std::vector<std::string>& out) const;
   void ScanCandidates(const Places& places, std::vector<std::string>& out) const;
   void OrderCandidates(const Places& places, std::vector<std::string>& out) const;
-  void SharedCandidates(const Places& places, std::vector<std::string>& out) const;
+  void SharedCandidates(const Places& places, std::vector<std::string>& out, bool live) const;
 
   // Indices into the tables below.
   std::size_t Side(std::size_t v, bool row, std::size_t a) const {
@@ -63,10 +64,11 @@ class RelationReader {
 
   const Program& program_;
   std::size_t pcs_;
-  std::vector<std::vector<bool>> live_;  // [pc][local] (drb/liveness.h)
-  std::vector<std::uint32_t> scans_;     // locals that index threads (drb::ThreadNamers)
-  std::vector<std::uint32_t> numbers_;   // integer locals that hold no id
-  std::vector<std::uint32_t> counters_;  // integer shared variables that hold no id
+  std::vector<std::vector<bool>> live_;      // [pc][local] (drb/liveness.h)
+  std::vector<std::vector<bool>> any_live_;  // [pc][local]: drb::LiveToAnyThread
+  std::vector<std::uint32_t> scans_;         // locals that index threads (drb::ThreadNamers)
+  std::vector<std::uint32_t> numbers_;       // integer locals that hold no id
+  std::vector<std::uint32_t> counters_;      // integer shared variables that hold no id
   // Over the other threads j: thread self's row entry v[self][j] (row) or column entry
   // v[j][self], where self stands (by_self_) and where both do (by_both_).
   std::vector<Values> by_self_;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "drb/liveness.h"
 #include "drb/ordered.h"
 #include "invariants/value_seen.h"
 
@@ -207,7 +208,7 @@ void EntryReader::Candidates(const Places& places, std::vector<std::string>& out
 }
 
 DifferenceReader::DifferenceReader(const Program& program)
-    : program_(program), pcs_(program.statements.size() + 2) {
+    : program_(program), pcs_(program.statements.size() + 2), live_(drb::LiveToAnyThread(program)) {
   const drb::IdVariables ids = drb::IdHolders(program);
   for (std::uint32_t v = 0; v < program.locals.size(); ++v) {
     const Variable& var = program.locals[v];
@@ -241,14 +242,19 @@ void DifferenceReader::Record(const IntModel& m, StateView s) {
   }
 }
 
-void DifferenceReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+void DifferenceReader::Candidates(const Places& places, std::vector<std::string>& out,
+                                  bool live) const {
   for (std::size_t x = 0; x < numbers_.size(); ++x) {
     for (std::size_t y = x + 1; y < numbers_.size(); ++y) {
       const std::string& a = program_.locals[numbers_[x]].name;
       const std::string& b = program_.locals[numbers_[y]].name;
       for (std::size_t p = 0; p < places.named.size(); ++p) {
-        const Seen& seen = seen_[(x * numbers_.size() + y) * pcs_ + places.named[p]];
-        if (!seen.any || !seen.one) continue;
+        const std::size_t at = places.named[p];
+        const Seen& seen = seen_[(x * numbers_.size() + y) * pcs_ + at];
+        if (!seen.any || !seen.one ||
+            (live && (!live_[at][numbers_[x]] || !live_[at][numbers_[y]]))) {
+          continue;
+        }
         const std::int64_t d = seen.difference;
         const std::string offset =
             d == 0 ? "" : fmt::format(" {} {}", d < 0 ? "-" : "+", d < 0 ? -d : d);

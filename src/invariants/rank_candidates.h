@@ -80,7 +80,8 @@ class DifferenceReader {
  public:
   explicit DifferenceReader(const Program& program);
   void Record(const IntModel& model, StateView s);
-  void Candidates(const Places& places, std::vector<std::string>& out) const;
+  // `live`: none where either number is dead (drb::LiveToAnyThread; the second stage's).
+  void Candidates(const Places& places, std::vector<std::string>& out, bool live = false) const;
 
  private:
   struct Seen {
@@ -92,6 +93,7 @@ class DifferenceReader {
   std::vector<std::uint32_t> numbers_;  // per-thread numbers that hold no ids (indices too)
   std::vector<Seen> seen_;              // [(x * numbers + y) * pcs + location], x < y
   std::size_t pcs_;
+  std::vector<std::vector<bool>> live_;  // [pc][local]: drb::LiveToAnyThread
 };
 
 }  // namespace druba::predabs

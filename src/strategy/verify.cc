@@ -212,22 +212,25 @@ run::Section OrderedSection(const OrderedResult& proof, std::uint32_t first,
        {"given", f.given},
        {"blocking", f.blocking},
        {"blocking_rounds", f.blocking_rounds},
+       {"own_states", f.own_states},
        {"dropped", f.dropped},
        {"kept", proof.invariant.size()},
        {"solver_queries", f.queries},
        {"seconds", f.seconds},
        {"reason", proof.reason},
        {"invariant", proof.invariant}},
-      fmt::format("  every thread count >= {}: invariants from finite instances ({}): {} "
-                  "candidates{}{}, {} dropped by the checks for every count, {} kept ({} solver "
-                  "queries, {:.2f} s)\n",
-                  first, counts, f.candidates,
-                  f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, block),
-                  f.blocking == 0 ? ""
-                                  : fmt::format(" ({} blocking counterexamples to induction, in "
-                                                "{} rounds)",
-                                                f.blocking, f.blocking_rounds),
-                  f.dropped, proof.invariant.size(), f.queries, f.seconds),
+      fmt::format(
+          "  every thread count >= {}: invariants from finite instances ({}): {} "
+          "candidates{}{}{}, {} dropped by the checks for every count, {} kept ({} solver "
+          "queries, {:.2f} s)\n",
+          first, counts, f.candidates,
+          f.given == 0 ? "" : fmt::format(" ({} from abstraction {})", f.given, block),
+          f.own_states == 0 ? "" : fmt::format(" ({} of own states, a second stage)", f.own_states),
+          f.blocking == 0 ? ""
+                          : fmt::format(" ({} blocking counterexamples to induction, in "
+                                        "{} rounds)",
+                                        f.blocking, f.blocking_rounds),
+          f.dropped, proof.invariant.size(), f.queries, f.seconds),
       run::Section::Place::kWhy};
   if (proof.verdict == Verdict::kSafe) {
     // The first few formulas (--json and the certificate have them all): a screenful.
