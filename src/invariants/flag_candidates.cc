@@ -21,12 +21,12 @@ std::vector<bool> Flags(const Program& p) {
   for (std::size_t v = 0; v < flag.size(); ++v) {
     const Variable& var = v < ns ? p.shared[v] : p.locals[v - ns];
     flag[v] = var.name.find('[') == std::string::npos &&
-              (var.type == Type::kBool || (!var.any && (var.init == 0 || var.init == 1)));
+              (var.type == Type::kBool || (!var.any && var.init >= 0 && var.init <= 1));
   }
   const auto of = [&](const Expr& e) -> bool {
     switch (e.kind) {
       case Expr::Kind::kNumber:
-        return e.value == 0 || e.value == 1;
+        return e.value >= 0 && e.value <= 1;
       case Expr::Kind::kBool:
         return true;
       case Expr::Kind::kShared:
@@ -111,7 +111,7 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
     for (std::size_t f = 0; f < flags_.size(); ++f) {
       if (!flags_[f].shared) continue;
       const Int c = values.Decode(s[flags_[f].v]);
-      if (c == 0 || c == 1) bounds_[(1 + f * 2 + (c == 0 ? 0 : 1)) * shared_terms_ + y].Add(v);
+      if (c >= 0 && c <= 1) bounds_[(1 + f * 2 + (c == 0 ? 0 : 1)) * shared_terms_ + y].Add(v);
     }
   }
   std::vector<Int> term(terms_.size());
@@ -126,7 +126,7 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
     for (std::size_t f = 0; f < flags_.size(); ++f) {
       const bool dead = !flags_[f].shared && !live_[a][flags_[f].v];
       const Int v = value(flags_[f]);
-      flag[f] = dead || (v != 0 && v != 1) ? -1 : v == 0 ? 0 : 1;
+      flag[f] = dead || v < 0 || v > 1 ? -1 : v == 0 ? 0 : 1;
     }
     const std::size_t locals = terms_.size() - numbers_.size();
     for (std::size_t x = 0; x < numbers_.size(); ++x) {
