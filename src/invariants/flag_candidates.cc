@@ -168,12 +168,14 @@ void FlagOrderReader::Candidates(const Places& places, std::vector<std::string>&
         const std::uint8_t all = orders_[At(a, x, y, flags_.size() * 2)];
         for (std::size_t f = 0; f < flags_.size() && all != 0; ++f) {
           for (std::size_t c = 0; c < 2; ++c) {
-            // Where the flag took both values the same order too, the candidate is kept
-            // beside the one of the location alone: with more threads than the instances had
-            // (a decrement after an increment), that one may fail where this one holds.
+            // Where the flag took both values the same order too, or is shared, the candidate
+            // is kept beside the one of the location alone: with more threads than the
+            // instances had (a decrement after an increment), that one may fail where this one
+            // holds (04_incdec_cas: no instance had the decrement's flag up at the increment's
+            // compare-and-swap).
             const std::uint8_t here = orders_[At(a, x, y, f * 2 + c)];
             const std::uint8_t other = orders_[At(a, x, y, f * 2 + 1 - c)];
-            if (!Informative(here) || (here == all && other == 0)) continue;
+            if (!Informative(here) || (here == all && other == 0 && !flags_[f].shared)) continue;
             const std::string condition = Condition(flags_[f], c);
             out.push_back(fmt::format("pc[self] != {} || {} || {} {} {}", places.labels[k],
                                       condition, Text(numbers_[x]), kOrderOps[here],

@@ -20,6 +20,7 @@ namespace druba::predabs::instance_detail {
 constexpr std::size_t kMaxOwnStates = 48;       // pairs of own states as candidates up to this many
 constexpr std::size_t kMaxOwnRecorded = 1024;   // own states recorded, for ProjectOwnStates
 constexpr std::size_t kMaxProjectedValues = 4;  // a local with more is left out of own states
+constexpr std::size_t kMaxOwnPairs = 400;       // the second stage's own-state pairs, at most
 constexpr std::size_t kMaxRelative = 96;        // own states relative to another thread, at most
 constexpr std::uint64_t kMaxAtomValue = 8;      // `v[k] == c` atoms for c in 0 .. 7
 constexpr std::size_t kMaxArrayCandidates = 8;  // a larger shared array's elements get none
