@@ -329,11 +329,12 @@ const CubeBlocker& CandidateReader::Blocker() {
   return blocker_;
 }
 
-std::vector<std::string> CandidateReader::OwnStateCandidates() const {
+std::vector<std::string> CandidateReader::OwnStateCandidates(LimitWatch* limits) const {
   Observations live(program_, /*by_live=*/true);
   FlagOrderReader flags(program_, *seen_);
   for (const std::unique_ptr<Explored>& e : explored_) {
     for (std::uint32_t id = 0; id < e->store.size(); ++id) {
+      if (limits != nullptr && limits->Poll()) return {};
       live.Record(e->model, e->store.Get(id));
       flags.Record(e->model, e->store.Get(id));
     }

@@ -100,7 +100,8 @@ class CandidateReader {
   // got[self] != 0 || lock == 1`; state_candidates.h). Read off the explored states again; not
   // the first stage because where that suffices, the own states it brings in only cost queries
   // (02_inc_cas's 291 candidates would become 875).
-  std::vector<std::string> OwnStateCandidates() const;
+  // None when `limits` stop the reading.
+  std::vector<std::string> OwnStateCandidates(LimitWatch* limits) const;
 
   // What the explored states showed to every pair of threads, for candidates that block
   // counterexamples to induction: recorded at the first call (most runs never need it), from the

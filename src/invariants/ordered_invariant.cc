@@ -205,7 +205,7 @@ std::optional<bool> Stages(Work w, const std::vector<std::string>& given, Candid
     // A failure not excluded: again with the candidates of live own states in place of the
     // first ones (the weighted and given ones stay).
     const auto base = static_cast<std::ptrdiff_t>(fragile.first);
-    std::vector<std::string> second = reader.OwnStateCandidates();
+    std::vector<std::string> second = reader.OwnStateCandidates(w.limits);
     const std::set<std::string> before(start.begin(), start.begin() + base);
     f.own_states = static_cast<std::size_t>(std::count_if(
         second.begin(), second.end(), [&](const std::string& c) { return !before.contains(c); }));
