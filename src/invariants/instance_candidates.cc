@@ -287,7 +287,9 @@ std::vector<std::string> CandidatesOf(const Program& p, const Observations& obse
   group(places.unnamed, places.none_named);
   // The second stage's own states (Observations::live_keys) with the locals of many values left
   // out: a pair or value seen at a few of them says nothing of the others.
-  const Observations own = o.live_keys ? ProjectOwnStates(p, o, /*always=*/true) : o;
+  std::optional<Observations> projected;
+  if (o.live_keys) projected = ProjectOwnStates(p, o, /*always=*/true);
+  const Observations& own = projected ? *projected : o;
   if (o.live_keys) OwnStateValues(p, own, places, large, count, out);
   if (o.relative_off) {
     OwnPairs(p, own, places, out);
