@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -429,6 +431,17 @@ class Checker {
     return r;
   }
 
+  // A query's time or work limit from what is left: rounded down to a step of 1/16 to 1/32 of it
+  // (at least 1), so that it changes only when what is left crosses a step. Z3 takes its global
+  // parameter lock and looks every name up again to change a limit, and the exact remainder,
+  // which every query lowers, cost 23 % of a small program's refinement (its closure tests run on
+  // a work budget and a time budget).
+  static std::uint64_t RoundedDown(std::uint64_t left) {
+    if (left < 32) return std::max<std::uint64_t>(left, 1);
+    const auto shift = static_cast<int>(std::bit_width(left)) - 5;
+    return (left >> shift) << shift;
+  }
+
   template <class F>
   SatResult Timed(F&& f) {
     if (limits_ != nullptr) {
@@ -437,15 +450,16 @@ class Checker {
         return SatResult::kUnknown;
       }
       const double left_ms = limits_->RemainingSeconds() * 1000;
-      s_.SetTimeout(left_ms < timeout_ms_ ? static_cast<unsigned>(std::max(left_ms, 1.0))
-                                          : timeout_ms_);
+      s_.SetTimeout(left_ms < timeout_ms_
+                        ? static_cast<unsigned>(RoundedDown(static_cast<std::uint64_t>(left_ms)))
+                        : timeout_ms_);
     }
     if (work_left_) {
       if (*work_left_ == 0) {
         stopped_ = "the work budget was spent";
         return SatResult::kUnknown;
       }
-      s_.SetWorkLimit(*work_left_);
+      s_.SetWorkLimit(RoundedDown(*work_left_));
     }
     Stopwatch clock;
     const std::uint64_t work = s_.Work();
