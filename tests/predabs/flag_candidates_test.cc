@@ -54,23 +54,16 @@ bool Listed(const std::vector<std::string>& all, const std::string& one) {
 // The facts the every-count proof rests on (models/incdec-flags.drb, under `ctest -L long`): an
 // incrementer at its check has the counter above what it read while no thread has decremented,
 // and the counter is 0 until some thread increments. Without the flag the first is false (a
-// decrement in between brings the counter back to what it read), and the instances show it.
+// decrement in between brings the counter back to what it read), and two threads show it. No
+// candidate speaks of a thread's number where no thread reads it again: `v` after the check
+// (`unlock`, `done`, `finish`) or before it is written (`pick`, `up`, `down`, `test`).
 TEST(FlagCandidatesTest, ANumberAgainstTheCounterWhileAFlagIsDown) {
   const Program p = ParseProgram(kIncDec, "incdec.drb");
-  const std::vector<std::string> out = SecondStage(p, 3);
+  const std::vector<std::string> out = SecondStage(p, 2);
   EXPECT_TRUE(Listed(out, "pc[self] != check || dec || v[self] < value"))
       << testing::PrintToString(out);
   EXPECT_TRUE(Listed(out, "inc || value == 0")) << testing::PrintToString(out);
   EXPECT_FALSE(Listed(out, "pc[self] != check || v[self] < value"));
-  EXPECT_FALSE(Listed(out, "pc[self] != check || v[self] <= value - 1"));
-}
-
-// No candidate speaks of a thread's number where no thread reads it again: `v` after the check
-// (`unlock`, `done`, `finish`) or before it is written (`pick`, `up`, `down`, `test`).
-TEST(FlagCandidatesTest, NoneOfANumberNoThreadReadsAgain) {
-  const Program p = ParseProgram(kIncDec, "incdec.drb");
-  const std::vector<std::string> out = SecondStage(p, 3);
-  ASSERT_FALSE(out.empty());
   for (const std::string& c : out) {
     if (c.find("v[self]") == std::string::npos) continue;
     for (const char* dead : {"unlock", "unlock2", "done", "finish", "pick", "up", "down", "test"}) {
