@@ -90,6 +90,11 @@ FlagOrderReader::FlagOrderReader(const Program& program, const instance_detail::
   if (!flags_.empty() && size <= kMaxTable) orders_.assign(size, 0);
   shared_terms_ = terms_.size() - numbers_.size();
   bounds_.resize((1 + flags_.size() * 2) * shared_terms_);
+  for (std::size_t f = 0; f < flags_.size(); ++f) {
+    if (flags_[f].shared) shared_flags_.push_back(f);
+  }
+  if (shared_flags_.size() >= 2)
+    together_.assign(shared_flags_.size() * shared_flags_.size() * 4, false);
 }
 
 std::string FlagOrderReader::Text(const Term& t) const {
@@ -103,8 +108,22 @@ std::string FlagOrderReader::Condition(const Term& flag, std::size_t c) const {
 }
 
 void FlagOrderReader::Record(const IntModel& m, StateView s) {
-  if (orders_.empty()) return;
   const ValueTable& values = m.values();
+  if (!together_.empty()) {
+    const std::size_t n = shared_flags_.size();
+    std::vector<int> value(n);
+    for (std::size_t f = 0; f < n; ++f) {
+      const Int v = values.Decode(s[flags_[shared_flags_[f]].v]);
+      value[f] = v < 0 || v > 1 ? -1 : v == 0 ? 0 : 1;
+    }
+    for (std::size_t f = 0; f < n; ++f) {
+      for (std::size_t g = f + 1; g < n && value[f] >= 0; ++g) {
+        if (value[g] >= 0)
+          together_[(f * n + g) * 4 + static_cast<std::size_t>(value[f] * 2 + value[g])] = true;
+      }
+    }
+  }
+  if (orders_.empty()) return;
   for (std::size_t y = 0; y < shared_terms_; ++y) {
     const Int v = values.Decode(s[terms_[y].v]);
     bounds_[y].Add(v);
@@ -144,6 +163,22 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
 }
 
 void FlagOrderReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+  // Two shared flags that each took both values but never some two together.
+  const std::size_t n = shared_flags_.size();
+  for (std::size_t f = 0; f < n && !together_.empty(); ++f) {
+    for (std::size_t g = f + 1; g < n; ++g) {
+      const auto seen = [&](std::size_t cf, std::size_t cg) {
+        return together_[(f * n + g) * 4 + cf * 2 + cg];
+      };
+      const bool f_both = (seen(0, 0) || seen(0, 1)) && (seen(1, 0) || seen(1, 1));
+      const bool g_both = (seen(0, 0) || seen(1, 0)) && (seen(0, 1) || seen(1, 1));
+      for (std::size_t c = 0; c < 4 && f_both && g_both; ++c) {
+        if (seen(c / 2, c % 2)) continue;
+        out.push_back(Condition(flags_[shared_flags_[f]], c / 2) + " || " +
+                      Condition(flags_[shared_flags_[g]], c % 2));
+      }
+    }
+  }
   if (orders_.empty()) return;
   for (std::size_t f = 0; f < flags_.size(); ++f) {
     for (std::size_t c = 0; c < 2 && flags_[f].shared; ++c) {

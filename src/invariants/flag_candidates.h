@@ -5,7 +5,8 @@
 // location alone: `pc[self] != check || dec_flag != 0 || value > v[self]` (SV-COMP's 03_incdec:
 // the counter stays above what a thread read while no thread has decremented it); and which values
 // a shared counter keeps while a shared flag has one value (`inc_flag != 0 || value == 0`: no
-// thread has incremented it yet).
+// thread has incremented it yet); and which values two shared flags never take together
+// (`__role_main_ || !started_thr1`: a C program's threads start after its main has).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,10 @@ class FlagOrderReader {
   };
   std::vector<Bounds> bounds_;
   std::size_t shared_terms_ = 0;
+  // The shared flags (indices into flags_), and which values each two of them took together:
+  // [(f * shared + g) * 4 + value of f * 2 + value of g].
+  std::vector<std::size_t> shared_flags_;
+  std::vector<bool> together_;
 };
 
 }  // namespace druba::predabs

@@ -76,5 +76,21 @@ TEST(FlagCandidatesTest, ANumberAgainstTheCounterWhileAFlagIsDown) {
   })) << testing::PrintToString(out);
 }
 
+// A C program's main and the threads it starts, as the C kind lowers them (docs/c.md): one
+// thread takes main's role, and the others wait until it has started them. `started` is never
+// up while `role` is down; the others' pairs of values were all seen, and say nothing.
+TEST(FlagCandidatesTest, TwoSharedFlagsNeverTogether) {
+  const Program p = ParseProgram(
+      "shared bool role = false;\nshared bool started = false;\nthread T * 1.. {\n"
+      "  a: choose { assume !role; role := true; goto b } or { goto w };\n"
+      "  b: started := true;\n  c: assume false;\n  w: await started;\n  x: skip;\n}\n",
+      "roles.drb");
+  const std::vector<std::string> out = SecondStage(p, 2);
+  EXPECT_TRUE(Listed(out, "role || !started")) << testing::PrintToString(out);
+  for (const char* seen : {"role || started", "!role || !started", "!role || started"}) {
+    EXPECT_FALSE(Listed(out, seen)) << seen;
+  }
+}
+
 }  // namespace
 }  // namespace druba::predabs
