@@ -95,6 +95,10 @@ FlagOrderReader::FlagOrderReader(const Program& program, const instance_detail::
   }
   if (shared_flags_.size() >= 2)
     together_.assign(shared_flags_.size() * shared_flags_.size() * 4, false);
+  const std::size_t pair_slots = pcs_ + 1 + flags_.size() * 2;
+  if (shared_terms_ >= 2 && pair_slots * shared_terms_ * shared_terms_ <= kMaxTable) {
+    shared_orders_.assign(pair_slots * shared_terms_ * shared_terms_, 0);
+  }
 }
 
 std::string FlagOrderReader::Text(const Term& t) const {
@@ -123,6 +127,7 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
       }
     }
   }
+  if (!shared_orders_.empty()) RecordSharedOrders(m, s);
   if (orders_.empty()) return;
   for (std::size_t y = 0; y < shared_terms_; ++y) {
     const Int v = values.Decode(s[terms_[y].v]);
@@ -162,7 +167,54 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
   }
 }
 
+void FlagOrderReader::RecordSharedOrders(const IntModel& m, StateView s) {
+  const ValueTable& values = m.values();
+  std::vector<Int> term(shared_terms_);
+  for (std::size_t x = 0; x < shared_terms_; ++x) term[x] = values.Decode(s[terms_[x].v]);
+  std::vector<std::size_t> slots{pcs_};
+  for (const std::size_t f : shared_flags_) {
+    const Int c = values.Decode(s[flags_[f].v]);
+    if (c >= 0 && c <= 1) slots.push_back(pcs_ + 1 + f * 2 + (c == 0 ? 0 : 1));
+  }
+  for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
+    if (const std::size_t a = s[m.PcSlot(i)]; a < pcs_) slots.push_back(a);
+  }
+  for (std::size_t x = 0; x < shared_terms_; ++x) {
+    for (std::size_t y = x + 1; y < shared_terms_; ++y) {
+      const std::uint8_t o = Order(term[x], term[y]);
+      for (const std::size_t slot : slots) shared_orders_[PairAt(slot, x, y)] |= o;
+    }
+  }
+}
+
+void FlagOrderReader::SharedOrderCandidates(const Places& places,
+                                            std::vector<std::string>& out) const {
+  for (std::size_t x = 0; x < shared_terms_; ++x) {
+    for (std::size_t y = x + 1; y < shared_terms_; ++y) {
+      const std::uint8_t all = shared_orders_[PairAt(pcs_, x, y)];
+      const auto emit = [&](const std::string& head, std::uint8_t o) {
+        out.push_back(
+            fmt::format("{}{} {} {}", head, Text(terms_[x]), kOrderOps[o], Text(terms_[y])));
+      };
+      if (Informative(all)) emit("", all);
+      for (const std::size_t f : shared_flags_) {
+        for (std::size_t c = 0; c < 2; ++c) {
+          const std::uint8_t here = shared_orders_[PairAt(pcs_ + 1 + f * 2 + c, x, y)];
+          if (Informative(here) && here != all) emit(Condition(flags_[f], c) + " || ", here);
+        }
+      }
+      for (std::size_t k = 0; k < places.named.size(); ++k) {
+        const std::uint8_t here = shared_orders_[PairAt(places.named[k], x, y)];
+        if (Informative(here) && here != all) {
+          emit(fmt::format("pc[self] != {} || ", places.labels[k]), here);
+        }
+      }
+    }
+  }
+}
+
 void FlagOrderReader::Candidates(const Places& places, std::vector<std::string>& out) const {
+  if (!shared_orders_.empty()) SharedOrderCandidates(places, out);
   // Two shared flags that each took both values but never some two together.
   const std::size_t n = shared_flags_.size();
   for (std::size_t f = 0; f < n && !together_.empty(); ++f) {

@@ -6,7 +6,9 @@
 // the counter stays above what a thread read while no thread has decremented it); and which values
 // a shared counter keeps while a shared flag has one value (`inc_flag != 0 || value == 0`: no
 // thread has incremented it yet); and which values two shared flags never take together
-// (`__role_main_ || !started_thr1`: a C program's threads start after its main has).
+// (`__role_main_ || !started_thr1`: a C program's threads start after its main has); and how two
+// shared counters compare at a location, while a shared flag has one value, or anywhere
+// (`mutex != 0 || a != b`: values that a critical section rotates, SV-COMP's 31_simple_loop5_vs).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,8 @@ class FlagOrderReader {
     std::uint32_t v;
   };
   std::string Text(const Term& t) const;
+  void RecordSharedOrders(const IntModel& m, StateView s);
+  void SharedOrderCandidates(const Places& places, std::vector<std::string>& out) const;
   // False exactly where `flag` is c: `f != 1`, `!b`.
   std::string Condition(const Term& flag, std::size_t c) const;
   // [((a * numbers + x) * terms + y) * (flags * 2 + 1) + slot]: how number x compared with term
@@ -68,6 +72,13 @@ class FlagOrderReader {
   // [(f * shared + g) * 4 + value of f * 2 + value of g].
   std::vector<std::size_t> shared_flags_;
   std::vector<bool> together_;
+  // How shared terms x < y compared (Order's bits): [(slot * shared terms + x) * shared terms +
+  // y], where slot is a thread's location a (a < pcs_), any state (pcs_), or shared flag f at c
+  // (pcs_ + 1 + f * 2 + c). Empty where it would be too large.
+  std::size_t PairAt(std::size_t slot, std::size_t x, std::size_t y) const {
+    return (slot * shared_terms_ + x) * shared_terms_ + y;
+  }
+  std::vector<std::uint8_t> shared_orders_;
 };
 
 }  // namespace druba::predabs

@@ -215,6 +215,13 @@ std::optional<bool> Stages(Work w, const std::vector<std::string>& given, Candid
       start.insert(start.begin(), second.begin(), second.end());
       if (weights > 0) w.fragile = {second.size(), second.size() + weights};
       again();
+      if (decided && !*decided && weights > 0 && !stopped()) {
+        // Undecided with the weighted counts here too: again without them.
+        start.erase(start.begin() + static_cast<std::ptrdiff_t>(w.fragile.first),
+                    start.begin() + static_cast<std::ptrdiff_t>(w.fragile.second));
+        w.fragile = {0, 0};
+        again();
+      }
     }
   }
   return decided;

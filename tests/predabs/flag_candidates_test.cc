@@ -92,5 +92,24 @@ TEST(FlagCandidatesTest, TwoSharedFlagsNeverTogether) {
   }
 }
 
+// Two values a critical section swaps through a third (SV-COMP's 31_simple_loop5_vs rotates
+// three): they differ while the lock is free and at every step of the swap but the one where
+// both hold the same, and either may be the larger.
+TEST(FlagCandidatesTest, TwoSharedCountersAtALocationAndWhileAFlagIsDown) {
+  const Program p = ParseProgram(
+      "shared int a = 1;\nshared int b = 2;\nshared int t = 0;\nshared int m = 0;\n"
+      "thread T * 1.. {\n  l: atomic { assume m == 0; m := 1 };\n  s1: t := a;\n"
+      "  s2: a := b;\n  s3: b := t;\n  u: atomic { m := 0; goto l };\n}\n",
+      "swap.drb");
+  const std::vector<std::string> out = SecondStage(p, 2);
+  for (const char* fact : {"m != 0 || a != b", "pc[self] != s3 || a == b",
+                           "pc[self] != s2 || a != b", "pc[self] != s2 || a == t"}) {
+    EXPECT_TRUE(Listed(out, fact)) << fact << ": " << testing::PrintToString(out);
+  }
+  for (const char* not_seen : {"a < b", "a != b", "m != 0 || a < b", "pc[self] != l || a != b"}) {
+    EXPECT_FALSE(Listed(out, not_seen)) << not_seen;
+  }
+}
+
 }  // namespace
 }  // namespace druba::predabs
