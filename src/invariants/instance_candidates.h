@@ -31,6 +31,8 @@ struct OrderedFigures {
   std::uint64_t dropped = 0;          // by the symbolic checks
   std::uint64_t queries = 0;
   std::string undecided;  // the solver's reason, when a query was undecided
+  // The fixed count where the candidates left did not exclude a failure (0: every count, or none).
+  std::uint32_t failure_threads = 0;
   double seconds = 0;
 };
 

@@ -104,9 +104,13 @@ bool Settle(const Program& with, std::uint32_t first, std::size_t derived,
   });
   const std::uint32_t always = first + (ranks ? 4 : 2);
   const bool careful = fragile_alive();
+  f.failure_threads = 0;
   for (std::uint32_t n = first; n < always || (n <= first + kOrderedFixedCounts && many()); ++n) {
     if (!run(n, careful)) return false;
-    if (!failure.empty()) return true;
+    if (!failure.empty()) {
+      f.failure_threads = n;
+      return true;
+    }
   }
   return run(std::nullopt, careful);
 }
@@ -292,6 +296,13 @@ OrderedResult ProveEveryOrderedCount(const std::string& source, const Program& p
         "the solver could not decide whether the candidates read off the finite "
         "instances are inductive for every count (" +
         f.undecided + ")";
+  } else if (!failure.empty() && f.failure_threads != 0) {
+    // Houdini stopped at that count: what is left was not checked for every count.
+    out.reason = fmt::format(
+        "the {} candidates read off {} to {} threads that hold at {} thread{} do not exclude a "
+        "failure at {} there",
+        out.invariant.size(), first, f.instances.back().threads, f.failure_threads,
+        f.failure_threads == 1 ? "" : "s", failure);
   } else if (!failure.empty()) {
     out.reason = fmt::format(
         "the {} candidates read off {} to {} threads that hold for every count do not exclude a "
