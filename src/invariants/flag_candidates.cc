@@ -60,6 +60,11 @@ std::vector<bool> Flags(const Program& p) {
   return flag;
 }
 
+// A flag's value as 0 or 1, or -1 where it holds neither.
+int FlagValue(const Int& v) {
+  return v < 0 || v > 1 ? -1 : v == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 FlagOrderReader::FlagOrderReader(const Program& program, const instance_detail::Observations& seen)
@@ -113,17 +118,18 @@ std::string FlagOrderReader::Condition(const Term& flag, std::size_t c) const {
 
 void FlagOrderReader::Record(const IntModel& m, StateView s) {
   const ValueTable& values = m.values();
+  // The shared flags' values, once per state: the pairs of flags and the shared orders read them.
+  const std::size_t n = shared_flags_.size();
+  shared_value_.resize(n);
+  for (std::size_t f = 0; f < n; ++f) {
+    shared_value_[f] = FlagValue(values.Decode(s[flags_[shared_flags_[f]].v]));
+  }
   if (!together_.empty()) {
-    const std::size_t n = shared_flags_.size();
-    std::vector<int> value(n);
     for (std::size_t f = 0; f < n; ++f) {
-      const Int v = values.Decode(s[flags_[shared_flags_[f]].v]);
-      value[f] = v < 0 || v > 1 ? -1 : v == 0 ? 0 : 1;
-    }
-    for (std::size_t f = 0; f < n; ++f) {
-      for (std::size_t g = f + 1; g < n && value[f] >= 0; ++g) {
-        if (value[g] >= 0)
-          together_[(f * n + g) * 4 + static_cast<std::size_t>(value[f] * 2 + value[g])] = true;
+      for (std::size_t g = f + 1; g < n && shared_value_[f] >= 0; ++g) {
+        if (shared_value_[g] < 0) continue;
+        together_[(f * n + g) * 4 +
+                  static_cast<std::size_t>(shared_value_[f] * 2 + shared_value_[g])] = true;
       }
     }
   }
@@ -134,8 +140,8 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
     bounds_[y].Add(v);
     for (std::size_t f = 0; f < flags_.size(); ++f) {
       if (!flags_[f].shared) continue;
-      const Int c = values.Decode(s[flags_[f].v]);
-      if (c >= 0 && c <= 1) bounds_[(1 + f * 2 + (c == 0 ? 0 : 1)) * shared_terms_ + y].Add(v);
+      const int c = FlagValue(values.Decode(s[flags_[f].v]));
+      if (c >= 0) bounds_[(1 + f * 2 + static_cast<std::size_t>(c)) * shared_terms_ + y].Add(v);
     }
   }
   std::vector<Int> term(terms_.size());
@@ -149,8 +155,7 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
     for (std::size_t y = 0; y < terms_.size(); ++y) term[y] = value(terms_[y]);
     for (std::size_t f = 0; f < flags_.size(); ++f) {
       const bool dead = !flags_[f].shared && !live_[a][flags_[f].v];
-      const Int v = value(flags_[f]);
-      flag[f] = dead || v < 0 || v > 1 ? -1 : v == 0 ? 0 : 1;
+      flag[f] = dead ? -1 : FlagValue(value(flags_[f]));
     }
     const std::size_t locals = terms_.size() - numbers_.size();
     for (std::size_t x = 0; x < numbers_.size(); ++x) {
@@ -169,20 +174,22 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
 
 void FlagOrderReader::RecordSharedOrders(const IntModel& m, StateView s) {
   const ValueTable& values = m.values();
-  std::vector<Int> term(shared_terms_);
-  for (std::size_t x = 0; x < shared_terms_; ++x) term[x] = values.Decode(s[terms_[x].v]);
-  std::vector<std::size_t> slots{pcs_};
-  for (const std::size_t f : shared_flags_) {
-    const Int c = values.Decode(s[flags_[f].v]);
-    if (c >= 0 && c <= 1) slots.push_back(pcs_ + 1 + f * 2 + (c == 0 ? 0 : 1));
+  shared_term_.resize(shared_terms_);
+  for (std::size_t x = 0; x < shared_terms_; ++x) shared_term_[x] = values.Decode(s[terms_[x].v]);
+  slots_.assign(1, pcs_);
+  for (std::size_t f = 0; f < shared_flags_.size(); ++f) {
+    if (shared_value_[f] >= 0) {
+      slots_.push_back(pcs_ + 1 + shared_flags_[f] * 2 +
+                       static_cast<std::size_t>(shared_value_[f]));
+    }
   }
   for (std::uint32_t i = 0; i < m.num_threads(); ++i) {
-    if (const std::size_t a = s[m.PcSlot(i)]; a < pcs_) slots.push_back(a);
+    if (const std::size_t a = s[m.PcSlot(i)]; a < pcs_) slots_.push_back(a);
   }
   for (std::size_t x = 0; x < shared_terms_; ++x) {
     for (std::size_t y = x + 1; y < shared_terms_; ++y) {
-      const std::uint8_t o = Order(term[x], term[y]);
-      for (const std::size_t slot : slots) shared_orders_[PairAt(slot, x, y)] |= o;
+      const std::uint8_t o = Order(shared_term_[x], shared_term_[y]);
+      for (const std::size_t slot : slots_) shared_orders_[PairAt(slot, x, y)] |= o;
     }
   }
 }

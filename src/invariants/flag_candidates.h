@@ -79,6 +79,11 @@ class FlagOrderReader {
     return (slot * shared_terms_ + x) * shared_terms_ + y;
   }
   std::vector<std::uint8_t> shared_orders_;
+  // Record's scratch, kept between states: the shared flags' values (FlagValue), the shared
+  // terms' values and the slots of shared_orders_ a state marks.
+  std::vector<int> shared_value_;
+  std::vector<Int> shared_term_;
+  std::vector<std::size_t> slots_;
 };
 
 }  // namespace druba::predabs

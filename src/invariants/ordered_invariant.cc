@@ -197,14 +197,16 @@ std::optional<bool> Stages(Work w, const std::vector<std::string>& given, Candid
     decided = Strengthen(w, reader, candidates, alive, failure, reason, f);
   };
   const auto stopped = [&] { return w.limits != nullptr && w.limits->Check(); };
-  if (decided && !*decided && !weighted.empty() && !stopped()) {
-    // Undecided with weighted counts: from the start without them (the candidates that blocked
-    // counterexamples to induction made with them are left behind too).
-    start.erase(start.begin() + static_cast<std::ptrdiff_t>(fragile.first),
-                start.begin() + static_cast<std::ptrdiff_t>(fragile.second));
+  // Undecided with weighted counts: from the start without them (the candidates that blocked
+  // counterexamples to induction made with them are left behind too).
+  const auto undecided_without_weights = [&] {
+    if (!decided || *decided || w.fragile.first == w.fragile.second || stopped()) return;
+    start.erase(start.begin() + static_cast<std::ptrdiff_t>(w.fragile.first),
+                start.begin() + static_cast<std::ptrdiff_t>(w.fragile.second));
     w.fragile = {0, 0};
     again();
-  }
+  };
+  undecided_without_weights();
   if (decided && *decided && !failure.empty() && !stopped()) {
     // A failure not excluded: again with the candidates of live own states in place of the
     // first ones (the weighted and given ones stay).
@@ -219,13 +221,7 @@ std::optional<bool> Stages(Work w, const std::vector<std::string>& given, Candid
       start.insert(start.begin(), second.begin(), second.end());
       if (weights > 0) w.fragile = {second.size(), second.size() + weights};
       again();
-      if (decided && !*decided && weights > 0 && !stopped()) {
-        // Undecided with the weighted counts here too: again without them.
-        start.erase(start.begin() + static_cast<std::ptrdiff_t>(w.fragile.first),
-                    start.begin() + static_cast<std::ptrdiff_t>(w.fragile.second));
-        w.fragile = {0, 0};
-        again();
-      }
+      undecided_without_weights();
     }
   }
   return decided;
