@@ -98,7 +98,7 @@ void DrbFrontEnd::AddOptions(run::Command command, CLI::Option_group& group) {
           "with --threads N..: how every thread count is proved. abstraction: the closure "
           "across counts with refinement (symmetric programs); instances: invariants from "
           "finite instances (any program of one template); auto (the default): on a symmetric "
-          "program, the abstraction with a quarter of the time (30 s at most), then the "
+          "program, the abstraction with a sixth of the time (30 s at most), then the "
           "instances, then the abstraction again if the instances end unknown early")
       ->check(CLI::IsMember({"auto", "abstraction", "instances"}));
   group.add_option("--max-value", o.max_value,

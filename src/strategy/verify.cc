@@ -484,7 +484,7 @@ void AddTried(const std::vector<Tried>& tried, run::Report& report) {
 }
 
 // `--threads N..` on a symmetric program, route auto (docs/drb.md): the abstraction with
-// refinement first, with a quarter of the time (30 s at most), which answers the protocols it fits
+// refinement first, with a sixth of the time (30 s at most), which answers the protocols it fits
 // without costing the others more than that share; then the invariants from finite instances with
 // the rest (they prove the lock-protected counters that refinement unrolls without end); when those
 // end unknown early and refinement had only stopped at its share, refinement again with what is
