@@ -118,7 +118,8 @@ std::string FlagOrderReader::Condition(const Term& flag, std::size_t c) const {
 
 void FlagOrderReader::Record(const IntModel& m, StateView s) {
   const ValueTable& values = m.values();
-  // The shared flags' values, once per state: the pairs of flags and the shared orders read them.
+  // The shared flags' values, once per state: the pairs of flags, the shared orders and the
+  // bounds read them.
   const std::size_t n = shared_flags_.size();
   shared_value_.resize(n);
   for (std::size_t f = 0; f < n; ++f) {
@@ -138,10 +139,11 @@ void FlagOrderReader::Record(const IntModel& m, StateView s) {
   for (std::size_t y = 0; y < shared_terms_; ++y) {
     const Int v = values.Decode(s[terms_[y].v]);
     bounds_[y].Add(v);
-    for (std::size_t f = 0; f < flags_.size(); ++f) {
-      if (!flags_[f].shared) continue;
-      const int c = FlagValue(values.Decode(s[flags_[f].v]));
-      if (c >= 0) bounds_[(1 + f * 2 + static_cast<std::size_t>(c)) * shared_terms_ + y].Add(v);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (const int c = shared_value_[k]; c >= 0) {
+        bounds_[(1 + shared_flags_[k] * 2 + static_cast<std::size_t>(c)) * shared_terms_ + y].Add(
+            v);
+      }
     }
   }
   std::vector<Int> term(terms_.size());
